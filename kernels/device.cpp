@@ -1,0 +1,25 @@
+// --device resolution, shared by every tool.
+#include "device.hpp"
+
+#include <iostream>
+
+#include "mm/error.hpp"
+
+namespace mm {
+
+Device resolve_device(const std::string& requested, bool verbose, const char* tool) {
+  if (requested == "cpu") return Device::cpu;
+  const GpuInfo g = cuda_devices();
+  if (requested == "cuda") {
+    if (g.count == 0) throw DeviceError("--device cuda: no usable GPU (" + g.reason + ")");
+    return Device::cuda;
+  }
+  if (g.count > 0) {
+    if (verbose) std::cerr << tool << ": device auto: using CUDA GPU " << g.name << "\n";
+    return Device::cuda;
+  }
+  if (verbose) std::cerr << tool << ": device auto: using the CPU (" << g.reason << ")\n";
+  return Device::cpu;
+}
+
+}  // namespace mm

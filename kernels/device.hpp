@@ -1,0 +1,23 @@
+// Which device runs a kernel: --device auto|cpu|cuda, and what GPUs exist.
+#pragma once
+
+#include <string>
+
+namespace mm {
+
+enum class Device { cpu, cuda };
+
+struct GpuInfo {
+  int count = 0;
+  std::string name;    // the first GPU's name
+  std::string reason;  // why count is 0
+};
+
+// The CUDA GPUs this process can use (count 0 with a reason when built without CUDA).
+GpuInfo cuda_devices();
+
+// Resolves --device: "cuda" without a usable GPU throws DeviceError (exit 4); "auto"
+// picks CUDA when present, else the CPU, saying which on stderr when VERBOSE.
+Device resolve_device(const std::string& requested, bool verbose, const char* tool);
+
+}  // namespace mm

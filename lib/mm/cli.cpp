@@ -1,0 +1,110 @@
+// The shared command line: common options, positionals, --help and --version.
+#include "mm/cli.hpp"
+
+#include <omp.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "mm/error.hpp"
+
+#ifndef MM_VERSION
+#define MM_VERSION "0.0.0"
+#endif
+
+namespace mm {
+
+std::string version_string() { return MM_VERSION; }
+
+int thread_count(int requested) { return requested > 0 ? requested : omp_get_num_procs(); }
+
+Cli::Cli(std::string tool, std::string usage, std::string description, std::string examples)
+    : tool_(std::move(tool)),
+      usage_(std::move(usage)),
+      description_(std::move(description)),
+      examples_(std::move(examples)) {
+  common_opts_.add_options()
+      ("help,h", "print this help and exit")
+      ("version", "print the version and exit")
+      ("output,o", po::value<std::string>(&common_.output)->default_value("-"),
+       "output path ('-': standard output; '.gz': compressed)")
+      ("threads", po::value<int>(&common_.threads)->default_value(0), "CPU threads (0: one per core)")
+      ("timing", po::value<std::string>(&common_.timing),
+       "append a JSON timing record to this path ('-': standard error)")
+      ("quiet,q", po::bool_switch(&common_.quiet), "write no matrix output (timing runs)")
+      ("verbose,v", po::bool_switch(&common_.verbose), "say what is done, with times, on standard error");
+}
+
+Cli& Cli::compute() {
+  compute_ = true;
+  common_opts_.add_options()
+      ("device", po::value<std::string>(&common_.device)->default_value("auto"), "auto|cpu|cuda")
+      ("precision", po::value<std::string>(&common_.precision)->default_value("double"), "double|single")
+      ("impl", po::value<std::string>(&common_.impl), "implementation by name (see --list-impls)")
+      ("list-impls", po::bool_switch(&common_.list_impls), "list the implementations and exit")
+      ("repeat", po::value<int>(&common_.repeat)->default_value(1), "timed repetitions (median reported)")
+      ("warmup", po::value<int>(&common_.warmup)->default_value(0), "untimed runs before timing");
+  return *this;
+}
+
+Cli& Cli::positional(const std::string& name, int max) {
+  tool_opts_.add_options()(name.c_str(), po::value<std::vector<std::string>>(), "");
+  pos_.add(name.c_str(), max);
+  pos_names_.push_back(name);
+  return *this;
+}
+
+std::vector<std::string> Cli::positionals(const std::string& name) const {
+  if (!vm_.count(name)) return {};
+  return vm_[name].as<std::vector<std::string>>();
+}
+
+std::string Cli::help() const {
+  std::ostringstream s;
+  s << "Usage: " << tool_ << " " << usage_ << "\n\n" << description_ << "\n\n";
+  // Positionals are listed in the usage line, not as options.
+  po::options_description visible("Options");
+  for (const auto& o : tool_opts_.options()) {
+    bool is_pos = false;
+    for (const auto& p : pos_names_) is_pos |= o->long_name() == p;
+    if (!is_pos) visible.add(o);
+  }
+  if (!visible.options().empty()) s << visible << "\n";
+  s << common_opts_ << "\nExamples:\n" << examples_;
+  if (!examples_.empty() && examples_.back() != '\n') s << "\n";
+  s << "\nExit status: 0 success, 1 check failed or no convergence, 2 usage error, 3 bad input,\n"
+       "4 device or resource error, 5 numerical breakdown.\n";
+  return s.str();
+}
+
+bool Cli::parse(int argc, const char* const* argv) {
+  po::options_description all;
+  all.add(tool_opts_).add(common_opts_);
+  try {
+    // "-" alone is a positional (standard input), which Boost handles as a token.
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos_).run(), vm_);
+    if (vm_.count("help")) {
+      std::cout << help();
+      return false;
+    }
+    if (vm_.count("version")) {
+      std::cout << tool_ << " (mmtools) " << version_string() << "\n";
+      return false;
+    }
+    po::notify(vm_);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + " (see " + tool_ + " --help)");
+  }
+  if (common_.threads < 0) throw UsageError("--threads must be >= 0");
+  if (compute_) {
+    if (common_.device != "auto" && common_.device != "cpu" && common_.device != "cuda")
+      throw UsageError("--device must be auto, cpu or cuda, not '" + common_.device + "'");
+    if (common_.precision != "double" && common_.precision != "single")
+      throw UsageError("--precision must be double or single, not '" + common_.precision + "'");
+    if (common_.repeat < 1) throw UsageError("--repeat must be >= 1");
+    if (common_.warmup < 0) throw UsageError("--warmup must be >= 0");
+  }
+  return true;
+}
+
+}  // namespace mm

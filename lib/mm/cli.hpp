@@ -1,0 +1,71 @@
+// The shared command line of every tool (Boost.Program_options): common options,
+// positional inputs, --help with examples and --version.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+namespace mm {
+
+namespace po = boost::program_options;
+
+struct CommonOptions {
+  std::string output = "-";  // -o PATH; "-" is standard output
+  int threads = 0;           // 0: one per core
+  std::string timing;        // --timing PATH ("-": standard error); empty: none
+  bool quiet = false;        // -q: no matrix output
+  bool verbose = false;      // -v
+  // Compute options (tools built with Cli::compute()).
+  std::string device = "auto";
+  std::string precision = "double";
+  std::string impl;
+  bool list_impls = false;
+  int repeat = 1;
+  int warmup = 0;
+};
+
+class Cli {
+ public:
+  // USAGE is the synopsis line after the tool's name; EXAMPLES one command a line.
+  Cli(std::string tool, std::string usage, std::string description, std::string examples);
+
+  // Adds --device, --precision, --impl, --list-impls, --repeat, --warmup.
+  Cli& compute();
+  // Tool-specific options, e.g. cli.options()("alpha", po::value<double>(), "...").
+  po::options_description_easy_init options() { return tool_opts_.add_options(); }
+  // A positional argument; MAX -1 takes all that remain.
+  Cli& positional(const std::string& name, int max = 1);
+
+  // Parses; returns false when --help or --version was printed (exit 0).
+  // Throws UsageError on a bad command line.
+  bool parse(int argc, const char* const* argv);
+
+  const CommonOptions& common() const { return common_; }
+  const po::variables_map& vm() const { return vm_; }
+  bool has(const std::string& name) const { return vm_.count(name) > 0; }
+  template <class T>
+  T get(const std::string& name) const {
+    return vm_[name].as<T>();
+  }
+  std::vector<std::string> positionals(const std::string& name) const;
+  std::string help() const;
+  const std::string& tool() const { return tool_; }
+
+ private:
+  std::string tool_, usage_, description_, examples_;
+  po::options_description tool_opts_{"Options"};
+  po::options_description common_opts_{"Common options"};
+  po::positional_options_description pos_;
+  std::vector<std::string> pos_names_;
+  CommonOptions common_;
+  po::variables_map vm_;
+  bool compute_ = false;
+};
+
+// Default thread count: the --threads value, or the cores available.
+int thread_count(int requested);
+
+std::string version_string();
+
+}  // namespace mm

@@ -1,0 +1,89 @@
+// Matrix Market files in memory: header, stored entries, reader and writer.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mm {
+
+enum class Format { coordinate, array };
+enum class Field { real, integer, complex, pattern };
+enum class Symmetry { general, symmetric, skew_symmetric, hermitian };
+
+std::string_view to_string(Format f);
+std::string_view to_string(Field f);
+std::string_view to_string(Symmetry s);
+
+struct MtxHeader {
+  Format format = Format::coordinate;
+  Field field = Field::real;
+  Symmetry symmetry = Symmetry::general;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  // Stored entries: the size line's nnz for coordinate files; for array files the
+  // number of values stored (rows*cols, or the triangle for symmetric kinds).
+  std::int64_t nnz = 0;
+  // Comment lines after the banner, without the leading '%' and line end.
+  std::vector<std::string> comments;
+
+  std::string banner() const;  // "%%MatrixMarket matrix coordinate real general"
+  bool is_square() const { return rows == cols; }
+  int values_per_entry() const {  // tokens after the indices: 0, 1 or 2
+    return field == Field::pattern ? 0 : field == Field::complex ? 2 : 1;
+  }
+};
+
+// Number of stored values of an array file with this shape and symmetry.
+std::int64_t array_stored_count(std::int64_t rows, std::int64_t cols, Symmetry s);
+
+// The entries as stored in the file (only the stored triangle for symmetric kinds).
+// Coordinate: row/col hold 0-based indices. Array: row/col are empty and the values
+// are in the file's column-major order (for symmetric kinds, the lower triangle
+// column by column; skew-symmetric without the diagonal).
+// Values: real -> `real` (nnz); complex -> `real` and `imag` (nnz each);
+// integer -> `integer` (nnz); pattern -> nothing.
+struct MtxMatrix {
+  MtxHeader header;
+  std::vector<std::int64_t> row;
+  std::vector<std::int64_t> col;
+  std::vector<double> real;
+  std::vector<double> imag;
+  std::vector<std::int64_t> integer;
+
+  std::int64_t size() const { return header.nnz; }
+  // Value k as a number for arithmetic (integer and pattern promoted to real).
+  std::complex<double> value(std::int64_t k) const;
+  double real_value(std::int64_t k) const;
+};
+
+struct ReadOptions {
+  int threads = 0;                  // 0: one per core
+  std::size_t chunk_bytes = 1 << 20;  // bytes of body parsed by one task (>= 1)
+};
+
+// Reads PATH ("-" is standard input; gzip is recognised by its magic bytes).
+// Throws InputError naming the file and line on any malformed input.
+MtxMatrix read_mtx(const std::string& path, const ReadOptions& opt = {});
+// Parses a whole file held in memory; NAME is used in error messages.
+MtxMatrix parse_mtx(std::string_view text, const std::string& name, const ReadOptions& opt = {});
+// Reads only the banner, comments and size line.
+MtxHeader read_mtx_header(const std::string& path);
+
+// Expands symmetric, skew-symmetric and hermitian coordinate data into general form
+// (the mirrored entries appended after the stored ones). Array data becomes a full
+// column-major general array.
+MtxMatrix expand_symmetry(const MtxMatrix& m);
+
+struct WriteOptions {
+  int threads = 0;
+};
+class OutputStream;
+// Writes M in its own format, field and symmetry; values in shortest round-trip form.
+void write_mtx(OutputStream& out, const MtxMatrix& m, const WriteOptions& opt = {});
+// Convenience: to PATH ("-" is standard output; ".gz" compresses), atomically.
+void write_mtx(const std::string& path, const MtxMatrix& m, const WriteOptions& opt = {});
+
+}  // namespace mm

@@ -1,0 +1,473 @@
+// Matrix Market reader: header line by line, then the body in windows of whole
+// lines, each window cut into chunks parsed in parallel straight into place.
+#include <omp.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "mm/error.hpp"
+#include "mm/io.hpp"
+#include "mm/mtx.hpp"
+#include "mm/mtx_header.hpp"
+
+namespace mm {
+
+namespace {
+
+constexpr std::size_t kReadBlock = 1 << 16;
+
+// Where bytes come from: a stream or a string already in memory.
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::size_t read(char* buf, std::size_t n) = 0;
+};
+
+class StreamSource final : public Source {
+ public:
+  explicit StreamSource(InputStream& in) : in_(in) {}
+  std::size_t read(char* buf, std::size_t n) override { return in_.read(buf, n); }
+
+ private:
+  InputStream& in_;
+};
+
+class MemorySource final : public Source {
+ public:
+  explicit MemorySource(std::string_view s) : s_(s) {}
+  std::size_t read(char* buf, std::size_t n) override {
+    n = std::min(n, s_.size() - pos_);
+    std::memcpy(buf, s_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+
+ private:
+  std::string_view s_;
+  std::size_t pos_ = 0;
+};
+
+// A growable byte window: bytes [0, size) are valid.
+struct Window {
+  std::unique_ptr<char[]> data;
+  std::size_t size = 0, cap = 0;
+
+  void reserve(std::size_t n) {
+    if (n <= cap) return;
+    auto d = std::make_unique<char[]>(n);
+    if (size) std::memcpy(d.get(), data.get(), size);
+    data = std::move(d);
+    cap = n;
+  }
+  // Reads until full or the source ends; returns false at the end of the source.
+  bool fill(Source& src) {
+    while (size < cap) {
+      const std::size_t n = src.read(data.get() + size, cap - size);
+      if (n == 0) return false;
+      size += n;
+    }
+    return true;
+  }
+  void drop_front(std::size_t n) {
+    std::memmove(data.get(), data.get() + n, size - n);
+    size -= n;
+  }
+};
+
+// Header lines, one at a time; what is left after the size line starts the body.
+class HeaderReader {
+ public:
+  explicit HeaderReader(Source& src) : src_(src) { w_.reserve(kReadBlock); }
+  std::int64_t line_no() const { return line_no_; }
+
+  bool next_line(std::string_view& line) {
+    for (;;) {
+      const char* b = w_.data.get() + pos_;
+      const std::size_t avail = w_.size - pos_;
+      if (const void* nl = std::memchr(b, '\n', avail)) {
+        const auto len = static_cast<std::size_t>(static_cast<const char*>(nl) - b);
+        line = std::string_view(b, len);
+        pos_ += len + 1;
+        ++line_no_;
+        return true;
+      }
+      if (eof_) {
+        if (avail == 0) return false;
+        line = std::string_view(b, avail);
+        pos_ = w_.size;
+        ++line_no_;
+        return true;
+      }
+      w_.drop_front(pos_);
+      pos_ = 0;
+      if (w_.size == w_.cap) w_.reserve(w_.cap * 2);
+      eof_ = !w_.fill(src_);
+    }
+  }
+  // Hands over the unread bytes.
+  Window take_rest(bool& eof) {
+    w_.drop_front(pos_);
+    pos_ = 0;
+    eof = eof_;
+    return std::move(w_);
+  }
+
+ private:
+  Source& src_;
+  Window w_;
+  std::size_t pos_ = 0;
+  std::int64_t line_no_ = 0;
+  bool eof_ = false;
+};
+
+const char* skip_blanks(const char* p, const char* e) {
+  while (p < e && is_blank(*p)) ++p;
+  return p;
+}
+
+enum class LineKind { blank, comment, entry };
+
+LineKind classify(const char* p, const char* e) {
+  if (p < e && ((*p >= '0' && *p <= '9') || *p == '-')) return LineKind::entry;  // fast path
+  p = skip_blanks(p, e);
+  if (p == e) return LineKind::blank;
+  return *p == '%' ? LineKind::comment : LineKind::entry;
+}
+
+bool parse_double(const char*& p, const char* e, double& v) {
+  const char* b = p;
+  if (b < e && *b == '+') ++b;
+  auto [q, ec] = std::from_chars(b, e, v);
+  if (ec == std::errc::result_out_of_range) {
+    // Under- or overflow: keep strtod's answer (0 or +-inf) rather than refuse the file.
+    std::string tok(b, q);
+    v = std::strtod(tok.c_str(), nullptr);
+  } else if (ec != std::errc()) {
+    return false;
+  }
+  p = q;
+  return true;
+}
+
+bool parse_index(const char*& p, const char* e, std::int64_t& v) {
+  auto [q, ec] = std::from_chars(p, e, v);
+  if (ec != std::errc() || q == p) return false;
+  p = q;
+  return true;
+}
+
+// A token must end at a blank or the end of the line.
+bool token_end(const char* p, const char* e) { return p == e || is_blank(*p); }
+
+struct Chunk {
+  const char* begin = nullptr;
+  const char* end = nullptr;
+  std::int64_t lines = 0, entries = 0;   // counted in the first pass
+  std::int64_t first_line = 0, first_entry = 0;
+  std::int64_t error_line = 0;           // 0: no error
+  std::string error;
+};
+
+class BodyParser {
+ public:
+  BodyParser(MtxMatrix& m, const std::string& name, int threads, std::size_t chunk_bytes,
+             std::int64_t first_line)
+      : m_(m), h_(m.header), name_(name), threads_(threads), chunk_(std::max<std::size_t>(chunk_bytes, 1)),
+        line_(first_line) {}
+
+  void reserve(std::int64_t n) {
+    const auto k = static_cast<std::size_t>(n);
+    if (h_.format == Format::coordinate) {
+      m_.row.reserve(k);
+      m_.col.reserve(k);
+    }
+    if (h_.field == Field::real || h_.field == Field::complex) m_.real.reserve(k);
+    if (h_.field == Field::complex) m_.imag.reserve(k);
+    if (h_.field == Field::integer) m_.integer.reserve(k);
+  }
+
+  // TEXT holds whole lines only (the last one may lack its newline at the end of input).
+  void process(const char* text, std::size_t len) {
+    split(text, len);
+    const auto nchunks = static_cast<std::int64_t>(chunks_.size());
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (nchunks > 1)
+    for (std::int64_t c = 0; c < nchunks; ++c) count(chunks_[c]);
+    std::int64_t line = line_, entry = count_;
+    for (auto& c : chunks_) {
+      c.first_line = line;
+      c.first_entry = entry;
+      line += c.lines;
+      entry += c.entries;
+    }
+    const std::int64_t stored = std::min(entry, h_.nnz);
+    resize(stored);
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (nchunks > 1)
+    for (std::int64_t c = 0; c < nchunks; ++c) parse(chunks_[c]);
+    for (const auto& c : chunks_)
+      if (c.error_line) throw InputError(name_, c.error_line, c.error);
+    line_ = line;
+    count_ = entry;
+  }
+
+  void finish() {
+    if (count_ < h_.nnz) {
+      throw InputError(name_, line_, "unexpected end of file: the size line declares " +
+                                         std::to_string(h_.nnz) + (h_.format == Format::array ? " values" : " entries") +
+                                         ", found " + std::to_string(count_));
+    }
+  }
+
+ private:
+  void split(const char* text, std::size_t len) {
+    chunks_.clear();
+    const char* end = text + len;
+    const char* p = text;
+    while (p < end) {
+      const char* q = p + std::min<std::size_t>(chunk_, static_cast<std::size_t>(end - p));
+      if (q < end) {
+        // Extend to just after the newline that ends the line holding byte q-1.
+        const void* nl = q[-1] == '\n' ? q - 1 : std::memchr(q, '\n', static_cast<std::size_t>(end - q));
+        q = nl ? static_cast<const char*>(nl) + 1 : end;
+      }
+      Chunk c;
+      c.begin = p;
+      c.end = q;
+      chunks_.push_back(std::move(c));
+      p = q;
+    }
+  }
+
+  static void count(Chunk& c) {
+    const char* p = c.begin;
+    while (p < c.end) {
+      const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(c.end - p));
+      const char* le = nl ? static_cast<const char*>(nl) : c.end;
+      if (classify(p, le) == LineKind::entry) ++c.entries;
+      ++c.lines;
+      p = nl ? le + 1 : c.end;
+    }
+  }
+
+  void resize(std::int64_t n) {
+    const auto k = static_cast<std::size_t>(n);
+    if (h_.format == Format::coordinate) {
+      m_.row.resize(k);
+      m_.col.resize(k);
+    }
+    if (h_.field == Field::real || h_.field == Field::complex) m_.real.resize(k);
+    if (h_.field == Field::complex) m_.imag.resize(k);
+    if (h_.field == Field::integer) m_.integer.resize(k);
+  }
+
+  void parse(Chunk& c) const {
+    std::int64_t k = c.first_entry, line = c.first_line;
+    for (const char* p = c.begin; p < c.end; ++line) {
+      const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(c.end - p));
+      const char* le = nl ? static_cast<const char*>(nl) : c.end;
+      if (classify(p, le) == LineKind::entry) {
+        if (k >= h_.nnz) {
+          c.error_line = line;
+          c.error = "more " + std::string(h_.format == Format::array ? "values" : "entries") +
+                    " than the " + std::to_string(h_.nnz) + " the size line declares";
+          return;
+        }
+        if (!parse_entry(p, le, k)) {
+          c.error_line = line;
+          c.error = diagnose(std::string_view(p, static_cast<std::size_t>(le - p)));
+          return;
+        }
+        ++k;
+      }
+      p = nl ? le + 1 : c.end;
+    }
+  }
+
+  bool parse_value(const char*& p, const char* e, std::int64_t k) const {
+    switch (h_.field) {
+      case Field::pattern: return true;
+      case Field::integer: {
+        if (p < e && *p == '+') ++p;
+        std::int64_t v = 0;
+        if (!parse_index(p, e, v) || !token_end(p, e)) return false;
+        m_.integer[k] = v;
+        return true;
+      }
+      case Field::real: {
+        double v = 0;
+        if (!parse_double(p, e, v) || !token_end(p, e)) return false;
+        m_.real[k] = v;
+        return true;
+      }
+      case Field::complex: {
+        double re = 0, im = 0;
+        if (!parse_double(p, e, re) || p == e || !is_blank(*p)) return false;
+        p = skip_blanks(p, e);
+        if (!parse_double(p, e, im) || !token_end(p, e)) return false;
+        m_.real[k] = re;
+        m_.imag[k] = im;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Fast path: true when the line is a well-formed entry, stored at K.
+  bool parse_entry(const char* p, const char* e, std::int64_t k) const {
+    p = skip_blanks(p, e);
+    if (h_.format == Format::coordinate) {
+      std::int64_t r = 0, c = 0;
+      if (!parse_index(p, e, r) || p == e || !is_blank(*p)) return false;
+      p = skip_blanks(p, e);
+      if (!parse_index(p, e, c) || !token_end(p, e)) return false;
+      if (r < 1 || r > h_.rows || c < 1 || c > h_.cols) return false;
+      if (r == c && h_.symmetry == Symmetry::skew_symmetric) return false;
+      m_.row[k] = r - 1;
+      m_.col[k] = c - 1;
+      if (h_.field != Field::pattern) {
+        if (p == e) return false;
+        p = skip_blanks(p, e);
+      }
+    }
+    if (!parse_value(p, e, k)) return false;
+    return skip_blanks(p, e) == e;
+  }
+
+  // Slow path: what exactly is wrong with LINE.
+  std::string diagnose(std::string_view line) const {
+    const auto t = split_tokens(line);
+    const bool coo = h_.format == Format::coordinate;
+    std::string names = coo ? "row col" : "";
+    if (h_.field == Field::complex) names += coo ? " real imag" : "real imag";
+    else if (h_.field != Field::pattern) names += coo ? " value" : "value";
+    const std::size_t want = (coo ? 2 : 0) + static_cast<std::size_t>(h_.values_per_entry());
+    if (t.size() != want) {
+      return "expected " + std::to_string(want) + (want == 1 ? " token" : " tokens") + " (" + names +
+             ") on an entry line, found " + std::to_string(t.size());
+    }
+    std::size_t v0 = 0;
+    if (coo) {
+      const std::int64_t lim[2] = {h_.rows, h_.cols};
+      const char* what[2] = {"row", "column"};
+      std::int64_t idx[2] = {0, 0};
+      for (int i = 0; i < 2; ++i) {
+        if (!parse_int64(t[i], idx[i]) || t[i][0] == '+')
+          return std::string("expected an integer ") + what[i] + " index, found " + describe_token(t[i]);
+        if (idx[i] < 1 || idx[i] > lim[i])
+          return std::string(what[i]) + " index " + std::to_string(idx[i]) + " out of range 1.." + std::to_string(lim[i]);
+      }
+      if (idx[0] == idx[1] && h_.symmetry == Symmetry::skew_symmetric)
+        return "diagonal entry (" + std::to_string(idx[0]) + "," + std::to_string(idx[1]) +
+               ") in a skew-symmetric file: its diagonal is zero and must not be stored";
+      v0 = 2;
+    }
+    for (std::size_t i = v0; i < t.size(); ++i) {
+      const char* p = t[i].data();
+      const char* e = p + t[i].size();
+      if (h_.field == Field::integer) {
+        std::int64_t v = 0;
+        if (!parse_int64(t[i], v)) return "expected an integer value (integer field), found " + describe_token(t[i]);
+      } else {
+        double v = 0;
+        if (!parse_double(p, e, v) || p != e) return "expected a number, found " + describe_token(t[i]);
+      }
+    }
+    return "malformed entry line";
+  }
+
+  MtxMatrix& m_;
+  const MtxHeader& h_;
+  const std::string& name_;
+  int threads_;
+  std::size_t chunk_;
+  std::int64_t line_;       // number of the next line to process
+  std::int64_t count_ = 0;  // entries seen so far
+  std::vector<Chunk> chunks_;
+};
+
+MtxHeader parse_header(HeaderReader& r, const std::string& name) {
+  MtxHeader h;
+  std::string_view line;
+  if (!r.next_line(line))
+    throw InputError(name, 1, "empty file: expected the banner '%%MatrixMarket matrix ...'");
+  parse_banner(line, name, h);
+  for (;;) {
+    if (!r.next_line(line))
+      throw InputError(name, r.line_no() + 1, "unexpected end of file: expected the size line");
+    const char* p = skip_blanks(line.data(), line.data() + line.size());
+    const char* e = line.data() + line.size();
+    if (p < e && *p == '%') {
+      std::string_view c(p + 1, static_cast<std::size_t>(e - p - 1));
+      if (!c.empty() && c.back() == '\r') c.remove_suffix(1);
+      h.comments.emplace_back(c);
+      continue;
+    }
+    if (p == e) continue;  // blank line before the size line
+    parse_size_line(line, r.line_no(), name, h);
+    return h;
+  }
+}
+
+MtxMatrix read_from(Source& src, const std::string& name, long long size_hint, const ReadOptions& opt) {
+  HeaderReader hr(src);
+  MtxMatrix m;
+  m.header = parse_header(hr, name);
+  const MtxHeader& h = m.header;
+  int threads = opt.threads > 0 ? opt.threads : omp_get_num_procs();
+  BodyParser body(m, name, threads, opt.chunk_bytes, hr.line_no() + 1);
+
+  // Reserve what the file can hold at most, so a lying size line costs nothing.
+  const long long min_line = (h.format == Format::coordinate ? 4 : 0) + 2LL * h.values_per_entry();
+  const std::int64_t cap = size_hint >= 0 ? size_hint / std::max(min_line, 2LL) + 1 : (1LL << 24);
+  body.reserve(std::min<std::int64_t>(h.nnz, cap));
+
+  bool eof = false;
+  Window w = hr.take_rest(eof);
+  const std::size_t target = std::clamp<std::size_t>(opt.chunk_bytes * static_cast<std::size_t>(threads) * 4,
+                                                     std::size_t{1} << 16, std::size_t{64} << 20);
+  w.reserve(target);
+  for (;;) {
+    if (!eof) eof = !w.fill(src);
+    if (w.size == 0) break;
+    std::size_t end = w.size;
+    if (!eof) {
+      const char* d = w.data.get();
+      std::size_t nl = w.size;
+      while (nl > 0 && d[nl - 1] != '\n') --nl;
+      if (nl == 0) {  // one line longer than the window
+        w.reserve(w.cap * 2);
+        continue;
+      }
+      end = nl;
+    }
+    body.process(w.data.get(), end);
+    w.drop_front(end);
+    if (eof && w.size == 0) break;
+  }
+  body.finish();
+  return m;
+}
+
+}  // namespace
+
+MtxMatrix read_mtx(const std::string& path, const ReadOptions& opt) {
+  InputStream in(path);
+  StreamSource src(in);
+  return read_from(src, in.name(), in.size_hint(), opt);
+}
+
+MtxMatrix parse_mtx(std::string_view text, const std::string& name, const ReadOptions& opt) {
+  MemorySource src(text);
+  return read_from(src, name, static_cast<long long>(text.size()), opt);
+}
+
+MtxHeader read_mtx_header(const std::string& path) {
+  InputStream in(path);
+  StreamSource src(in);
+  HeaderReader hr(src);
+  return parse_header(hr, in.name());
+}
+
+}  // namespace mm
