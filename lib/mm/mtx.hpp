@@ -83,6 +83,11 @@ struct WriteOptions {
 class OutputStream;
 // Writes M in its own format, field and symmetry; values in shortest round-trip form.
 void write_mtx(OutputStream& out, const MtxMatrix& m, const WriteOptions& opt = {});
+// The two halves of write_mtx, for output streamed in blocks (mmgen): the banner,
+// comments and size line of H; then the entries of BLOCK (its header's format and
+// field say how; its nnz says how many), formatted in parallel.
+void write_mtx_header(OutputStream& out, const MtxHeader& h);
+void write_mtx_entries(OutputStream& out, const MtxMatrix& block, const WriteOptions& opt = {});
 // Convenience: to PATH ("-" is standard output; ".gz" compresses), atomically.
 void write_mtx(const std::string& path, const MtxMatrix& m, const WriteOptions& opt = {});
 

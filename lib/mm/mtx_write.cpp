@@ -48,8 +48,7 @@ void format_block(const MtxMatrix& m, std::int64_t b, std::int64_t e, std::strin
 
 }  // namespace
 
-void write_mtx(OutputStream& out, const MtxMatrix& m, const WriteOptions& opt) {
-  const MtxHeader& h = m.header;
+void write_mtx_header(OutputStream& out, const MtxHeader& h) {
   std::string head = h.banner() + "\n";
   for (const auto& c : h.comments) {
     head += '%';
@@ -67,7 +66,10 @@ void write_mtx(OutputStream& out, const MtxMatrix& m, const WriteOptions& opt) {
   *p++ = '\n';
   head.append(size_line, p);
   out.write(head);
+}
 
+void write_mtx_entries(OutputStream& out, const MtxMatrix& m, const WriteOptions& opt) {
+  const MtxHeader& h = m.header;
   const int threads = opt.threads > 0 ? opt.threads : omp_get_num_procs();
   const std::int64_t n = h.nnz;
   const std::int64_t nblocks = (n + kBlockEntries - 1) / kBlockEntries;
@@ -82,6 +84,11 @@ void write_mtx(OutputStream& out, const MtxMatrix& m, const WriteOptions& opt) {
     }
     for (std::int64_t i = 0; i < count; ++i) out.write(bufs[static_cast<std::size_t>(i)]);
   }
+}
+
+void write_mtx(OutputStream& out, const MtxMatrix& m, const WriteOptions& opt) {
+  write_mtx_header(out, m.header);
+  write_mtx_entries(out, m, opt);
 }
 
 void write_mtx(const std::string& path, const MtxMatrix& m, const WriteOptions& opt) {

@@ -1,0 +1,39 @@
+# Shared helpers for the CLI tests (sourced by tests/cli/*.sh; not a test itself).
+# The tests run the real binaries from $MM_BIN; $MM_ROOT is the source tree.
+set -euo pipefail
+: "${MM_BIN:?set by CTest}" "${MM_ROOT:?set by CTest}"
+export PATH="$MM_BIN:$PATH"
+PY=/usr/bin/python3  # Debian's python3, which has numpy and scipy
+CORPUS="$MM_ROOT/datasets/corpus"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+checks=0
+
+pass() { checks=$((checks + 1)); echo "ok: $*"; }
+fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+
+# expect_exit CODE CMD...: runs CMD (stdout to $TMP/out, stderr to $TMP/err), checks its status.
+expect_exit() {
+  local want=$1 got=0
+  shift
+  "$@" >"$TMP/out" 2>"$TMP/err" || got=$?
+  if [[ $got == "$want" ]]; then pass "$* -> exit $want"; else
+    fail "$* -> exit $got, expected $want; stderr: $(head -c 600 "$TMP/err")"; fi
+}
+
+# expect_stderr REGEX: the last expect_exit's stderr matches REGEX.
+expect_stderr() {
+  if grep -Eq -- "$1" "$TMP/err"; then pass "stderr matches /$1/"; else
+    fail "stderr does not match /$1/: $(head -c 600 "$TMP/err")"; fi
+}
+
+# same_files A B: byte-identical.
+same_files() {
+  if cmp -s "$1" "$2"; then pass "$1 == $2"; else fail "$1 and $2 differ"; fi
+}
+
+finish() {
+  echo "$checks checks, $fails failed"
+  ((fails == 0))
+}
