@@ -3,7 +3,7 @@
 set -euo pipefail
 : "${MM_BIN:?set by CTest}" "${MM_ROOT:?set by CTest}"
 export PATH="$MM_BIN:$PATH"
-PY=/usr/bin/python3  # Debian's python3, which has numpy and scipy
+PY=${MM_PYTHON:-/usr/bin/python3}  # a python3 with numpy and scipy (Debian's here)
 CORPUS="$MM_ROOT/datasets/corpus"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

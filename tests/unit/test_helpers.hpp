@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -12,8 +13,13 @@
 
 namespace mm::test {
 
-inline std::string source_dir() { return MM_SOURCE_DIR; }
-inline std::string bin_dir() { return MM_BIN_DIR; }
+// The build's paths, overridable at run time (the GPU machine runs a copied tree).
+inline std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+inline std::string source_dir() { return env_or("MM_ROOT", MM_SOURCE_DIR); }
+inline std::string bin_dir() { return env_or("MM_BIN", MM_BIN_DIR); }
 inline std::string corpus_dir() { return source_dir() + "/datasets/corpus"; }
 
 inline std::vector<std::string> corpus_files() {
