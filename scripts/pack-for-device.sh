@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Copies the built binaries and the shared libraries the GPU machine lacks into .carry/
+# (ignored by git), to be carried to the GPU machine and run by scripts/gpu-tests.sh.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+rm -rf "$root/.carry"
+mkdir -p "$root/.carry/bin" "$root/.carry/lib"
+find "$build/bin" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/.carry/bin/" \;
+# Libraries not on the GPU machine's Ubuntu image: OpenMP runtime (to be safe) and SuiteSparse.
+for lib in libgomp.so.1 libumfpack.so.5 libamd.so.2 libcholmod.so.3 libsuitesparseconfig.so.5 \
+           libcolamd.so.2 libccolamd.so.2 libcamd.so.2 libmetis.so.5; do
+  for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu; do
+    [[ -e $d/$lib ]] && { cp -L "$d/$lib" "$root/.carry/lib/"; break; }
+  done
+done
+git -C "$root" rev-parse --short HEAD > "$root/.carry/COMMIT"
+du -sh "$root/.carry"
