@@ -56,8 +56,10 @@ extern "C" void remove_temps_and_reraise(int sig) {
 }  // namespace
 
 void install_signal_cleanup() {
-  // A closed pipe shows up as EPIPE from write(), which ends the tool quietly.
+  // A closed pipe shows up as EPIPE from write(), which ends the tool quietly; a file
+  // over the size limit as EFBIG, reported like a full disk, with the temporary removed.
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, remove_temps_and_reraise);
 }
 
@@ -187,7 +189,7 @@ OutputStream::OutputStream(const std::string& path) : impl_(std::make_unique<Imp
     impl_->slot = register_temp(tmpl);
     if (ends_with(path, ".gz")) {
       const int gfd = dup(impl_->fd);
-      impl_->gz = gfd >= 0 ? gzdopen(gfd, "wb3") : nullptr;
+      impl_->gz = gfd >= 0 ? gzdopen(gfd, "wb1") : nullptr;
       if (!impl_->gz) throw DeviceError("cannot start gzip output for " + path);
       gzbuffer(impl_->gz, 1 << 20);
     }
