@@ -1,6 +1,8 @@
 // Serial reference SpMV.
 #include "spmv.hpp"
 
+#include "instantiate.hpp"
+
 namespace mm {
 
 template <class I, class T>
@@ -12,15 +14,7 @@ void spmv_ref(const Csr<I, T>& a, const T* x, T* y, T alpha, T beta) {
   }
 }
 
-#define MM_INSTANTIATE(I, T) template void spmv_ref<I, T>(const Csr<I, T>&, const T*, T*, T, T);
-MM_INSTANTIATE(std::int32_t, float)
-MM_INSTANTIATE(std::int32_t, double)
-MM_INSTANTIATE(std::int32_t, std::complex<float>)
-MM_INSTANTIATE(std::int32_t, std::complex<double>)
-MM_INSTANTIATE(std::int64_t, float)
-MM_INSTANTIATE(std::int64_t, double)
-MM_INSTANTIATE(std::int64_t, std::complex<float>)
-MM_INSTANTIATE(std::int64_t, std::complex<double>)
-#undef MM_INSTANTIATE
+#define MM_SPMV_REF(I, T) template void spmv_ref<I, T>(const Csr<I, T>&, const T*, T*, T, T);
+MM_FOR_INDEX_VALUE_TYPES(MM_SPMV_REF)
 
 }  // namespace mm

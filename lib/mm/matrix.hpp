@@ -21,6 +21,18 @@ struct is_complex<std::complex<T>> : std::true_type {};
 template <class T>
 inline constexpr bool is_complex_v = is_complex<T>::value;
 
+// The real type underneath: float for std::complex<float>, double for double.
+template <class T>
+struct real_type {
+  using type = T;
+};
+template <class T>
+struct real_type<std::complex<T>> {
+  using type = T;
+};
+template <class T>
+using real_type_t = typename real_type<T>::type;
+
 // A value read from a file, converted to the kernel's value type.
 template <class T>
 T value_cast(std::complex<double> v) {

@@ -59,6 +59,12 @@ TimingRecord& TimingRecord::phase(const std::string& name, double seconds) {
   return *this;
 }
 
+TimingRecord& TimingRecord::add_phase(const std::string& name, double seconds) {
+  auto& p = j_["phases"];
+  p[name] = (p.contains(name) ? p[name].get<double>() : 0.0) + seconds;
+  return *this;
+}
+
 TimingRecord& TimingRecord::phase(const std::string& name, const PhaseStats& s) {
   j_["phases"][name] = {{"min", s.min}, {"median", s.median}, {"max", s.max}, {"repeats", s.repeats}};
   return *this;

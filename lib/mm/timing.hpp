@@ -44,6 +44,8 @@ class TimingRecord {
                       std::int64_t nnz, std::int64_t bytes);
   TimingRecord& phase(const std::string& name, double seconds);
   TimingRecord& phase(const std::string& name, const PhaseStats& s);
+  // Adds SECONDS to a plain phase (several inputs read: one "read" phase).
+  TimingRecord& add_phase(const std::string& name, double seconds);
   // Work of the timed "compute" phase by the kernel's formula; gflops and gbps are
   // derived from the median compute time.
   TimingRecord& work(double flops, double bytes);

@@ -1,0 +1,87 @@
+// Named implementations of an operation, and the runner protocol every backend follows:
+// bind inputs, upload once, run many times under the timer, download once.
+#pragma once
+
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "mm/error.hpp"
+#include "mm/timing.hpp"
+
+namespace mm {
+
+// One implementation bound to its inputs and outputs. CPU runners do nothing in
+// upload/download; CUDA runners copy there and time run() with device events.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual void upload() {}
+  virtual void run() = 0;  // one complete, synchronous execution
+  virtual double timed_run() {
+    Stopwatch w;
+    run();
+    return w.seconds();
+  }
+  virtual void download() {}
+  virtual std::string device_name() const { return cpu_model(); }
+};
+
+// An implementation: NAME for --impl, the DEVICE it runs on, and MAKE, which binds the
+// operation's arguments into a Runner (its signature is the operation's own).
+template <class Make>
+struct Impl {
+  std::string name;
+  Device device;
+  std::string description;
+  Make make;
+};
+
+template <class Make>
+using ImplList = std::vector<Impl<Make>>;
+
+inline const char* device_word(Device d) { return d == Device::cuda ? "cuda" : "cpu"; }
+
+// --impl NAME when given (its device must match a --device other than auto), else the
+// first one listed for DEVICE: lists are ordered best first.
+template <class Make>
+const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op, const std::string& name,
+                            Device device) {
+  std::string names;
+  for (const auto& i : list) {
+    if (!name.empty() && i.name == name) return i;
+    names += (names.empty() ? "" : ", ") + i.name;
+  }
+  if (!name.empty()) throw UsageError("unknown --impl '" + name + "' for " + op + "; one of: " + names);
+  for (const auto& i : list)
+    if (i.device == device) return i;
+  throw DeviceError(std::string("no ") + device_word(device) + " implementation of " + op + " (available: " +
+                    names + ")");
+}
+
+template <class Make>
+std::string format_impls(const ImplList<Make>& list) {
+  std::ostringstream s;
+  for (const auto& i : list) {
+    s << i.name;
+    for (std::size_t k = i.name.size(); k < 16; ++k) s << ' ';
+    s << device_word(i.device) << "   " << i.description << "\n";
+  }
+  return s.str();
+}
+
+struct Measured {
+  double h2d = 0, d2h = 0;
+  PhaseStats compute;
+  std::string device;
+};
+
+// upload, WARMUP untimed runs, REPEAT timed runs, download.
+Measured measure(Runner& r, int warmup, int repeat);
+
+// Puts the device and the h2d / compute / d2h phases into the record.
+void record_measured(TimingRecord& rec, const Measured& m);
+
+}  // namespace mm

@@ -1,0 +1,34 @@
+// The read and write steps every compute tool shares: timed, with -v lines and the
+// timing record's inputs.
+#pragma once
+
+#include <string>
+
+#include "mm/cli.hpp"
+#include "mm/mtx.hpp"
+#include "mm/timing.hpp"
+
+namespace mm {
+
+struct Input {
+  std::string path;
+  MtxMatrix m;
+  double seconds = 0;
+  std::int64_t bytes = -1;  // file size; -1 for standard input
+};
+
+// Reads PATH with --threads; says what was read with -v.
+Input load_input(const std::string& path, const CommonOptions& c, const char* tool);
+
+// Adds the input to the record and its read time to the "read" phase.
+void record_input(TimingRecord& rec, const Input& in);
+
+// Writes M to -o unless -q; returns the seconds it took.
+double save_output(const MtxMatrix& m, const CommonOptions& c);
+
+// A vector argument as an n x 1 array's values (integer and pattern promoted); throws
+// InputError naming the file when it is not one column of length N (N < 0: any).
+template <class T>
+std::vector<T> vector_values(const Input& in, std::int64_t n, const std::string& what);
+
+}  // namespace mm
