@@ -1,0 +1,128 @@
+// SpMV: every implementation against the serial reference, on awkward shapes and the corpus.
+#include <gtest/gtest.h>
+
+#include "random_matrices.hpp"
+#include "spmv.hpp"
+#include "test_helpers.hpp"
+
+namespace mm {
+namespace {
+
+template <class P>
+class SpmvTypes : public ::testing::Test {};
+using Types = ::testing::Types<std::pair<std::int32_t, float>, std::pair<std::int32_t, double>,
+                               std::pair<std::int64_t, double>, std::pair<std::int32_t, std::complex<float>>,
+                               std::pair<std::int64_t, std::complex<double>>>;
+TYPED_TEST_SUITE(SpmvTypes, Types);
+
+TEST(Spmv, ReferenceByHand) {
+  auto m = parse_mtx("%%MatrixMarket matrix coordinate real general\n2 3 3\n1 1 2\n1 3 -1\n2 2 4\n", "t");
+  const auto a = coo_to_csr(to_coo<std::int32_t, double>(m));
+  const std::vector<double> x{1, 2, 3};
+  std::vector<double> y{10, 20};
+  spmv_ref(a, x.data(), y.data(), 2.0, 0.5);
+  EXPECT_EQ(y, (std::vector<double>{2 * (2 - 3) + 5, 2 * 8 + 10}));
+}
+
+// Every CPU implementation for general matrices against ref, alpha/beta included.
+TYPED_TEST(SpmvTypes, GeneralImplsMatchRefOnAwkwardShapes) {
+  using I = typename TypeParam::first_type;
+  using T = typename TypeParam::second_type;
+  std::uint64_t seed = 1;
+  for (const auto& s : test::awkward_shapes()) {
+    const auto a = test::random_csr<I, T>(s, seed++);
+    const auto x = test::random_vector<T>(a.cols, seed++);
+    const auto y0 = test::random_vector<T>(a.rows, seed++);
+    for (const T beta : {T(0), T(0.5)}) {
+      std::vector<T> want = y0;
+      spmv_ref(a, x.data(), want.data(), T(-1.5), beta);
+      for (const auto& impl : spmv_impls<I, T>()) {
+        if (impl.name == "cpu-sym") continue;  // needs a symmetric file: tested below
+        std::vector<T> y(static_cast<std::size_t>(a.rows), test::poison<T>());
+        SpmvProblem<I, T> p{&a, nullptr, Symmetry::general, x.data(), y0.data(), y.data(), T(-1.5), beta};
+        auto r = impl.make(p);
+        r->upload();
+        r->run();
+        r->run();  // repeated runs give the same answer (beta must not compound)
+        r->download();
+        test::expect_close(y, want, test::tolerance<T>(a.cols), impl.name + " on " + s.name);
+      }
+    }
+  }
+}
+
+// The symmetric kernel on the stored triangle, against ref on the expanded matrix.
+TYPED_TEST(SpmvTypes, SymmetricKernelMatchesRef) {
+  using I = typename TypeParam::first_type;
+  using T = typename TypeParam::second_type;
+  std::vector<Symmetry> kinds{Symmetry::symmetric, Symmetry::skew_symmetric};
+  if constexpr (is_complex_v<T>) kinds.push_back(Symmetry::hermitian);
+  std::uint64_t seed = 99;
+  for (const Symmetry sym : kinds) {
+    for (const std::int64_t n : {1, 31, 33, 1000}) {
+      // A random lower triangle as an MtxMatrix of that symmetry.
+      const auto l = test::random_csr<I, T>({"t", n, n, 0.05}, seed++);
+      MtxMatrix m = to_mtx(l);
+      std::vector<std::int64_t> keep;
+      for (std::int64_t k = 0; k < m.header.nnz; ++k)
+        if (m.row[k] > m.col[k] || (m.row[k] == m.col[k] && sym != Symmetry::skew_symmetric)) keep.push_back(k);
+      MtxMatrix t;
+      t.header = m.header;
+      t.header.symmetry = sym;
+      t.header.nnz = static_cast<std::int64_t>(keep.size());
+      for (auto k : keep) {
+        t.row.push_back(m.row[k]);
+        t.col.push_back(m.col[k]);
+        t.real.push_back(m.real[k]);
+        if (!m.imag.empty()) t.imag.push_back(sym == Symmetry::hermitian && m.row[k] == m.col[k] ? 0.0 : m.imag[k]);
+      }
+      const auto stored = coo_to_csr(to_coo<I, T>(t, false));
+      const auto full = coo_to_csr(to_coo<I, T>(t, true));
+      const auto x = test::random_vector<T>(n, seed++);
+      std::vector<T> want(static_cast<std::size_t>(n)), y(static_cast<std::size_t>(n), test::poison<T>());
+      spmv_ref(full, x.data(), want.data(), T(1), T(0));
+      SpmvProblem<I, T> p{&stored, &stored, sym, x.data(), nullptr, y.data(), T(1), T(0)};
+      for (const auto& impl : spmv_impls<I, T>())
+        if (impl.name == "cpu-sym") impl.make(p)->run();
+      test::expect_close(y, want, test::tolerance<T>(n), "cpu-sym n=" + std::to_string(n));
+    }
+  }
+}
+
+TEST(Spmv, EveryImplOnTheCorpus) {
+  for (const auto& f : test::corpus_files()) {
+    const MtxMatrix m = read_mtx(f);
+    if (m.header.format != Format::coordinate) continue;
+    using T = std::complex<double>;
+    const auto full = coo_to_csr(to_coo<std::int32_t, T>(m));
+    const auto stored = coo_to_csr(to_coo<std::int32_t, T>(m, false));
+    const auto x = test::random_vector<T>(full.cols, 7);
+    std::vector<T> want(static_cast<std::size_t>(full.rows));
+    spmv_ref(full, x.data(), want.data(), T(1), T(0));
+    for (const auto& impl : spmv_impls<std::int32_t, T>()) {
+      if (impl.name == "cpu-sym" && m.header.symmetry == Symmetry::general) continue;
+      std::vector<T> y(static_cast<std::size_t>(full.rows), test::poison<T>());
+      SpmvProblem<std::int32_t, T> p{&full, &stored, m.header.symmetry, x.data(), nullptr, y.data(), T(1), T(0)};
+      impl.make(p)->run();
+      // The corpus holds inf and nan on purpose: compare finite results only.
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        if (!std::isfinite(std::abs(want[i]))) continue;
+        ASSERT_LE(std::abs(y[i] - want[i]), 1e-10 * (1 + std::abs(want[i]))) << impl.name << " on " << f << " row " << i;
+      }
+    }
+  }
+}
+
+TEST(Spmv, SplitBalancesNonzerosNotRows) {
+  // Row 0 holds 1000 entries, rows 1..999 one each: two parts split near row 500, not at 500 rows.
+  test::Shape s{"skew", 1000, 1000, 0.0, false, true};
+  auto a = test::random_csr<std::int32_t, double>(s, 1);
+  const auto split = spmv_split(a, 2);
+  ASSERT_EQ(split.size(), 3u);
+  EXPECT_EQ(split[0], 0);
+  EXPECT_EQ(split[2], 1000);
+  EXPECT_LE(split[1], 2);  // row 0 alone is about half the work (1000 nnz + 1 of 2000)
+}
+
+}  // namespace
+}  // namespace mm
