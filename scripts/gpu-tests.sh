@@ -13,7 +13,7 @@ export MM_BIN="$carry/bin" MM_ROOT="$root" MM_PYTHON=${MM_PYTHON:-python3}
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 } | tee "$out/gpu-tests-summary.txt"
 status=0
-"$MM_BIN/mm_unit_tests" --gtest_brief=1 > "$out/unit.log" 2>&1 || status=1
+for t in "$MM_BIN"/test_*; do "$t" --gtest_brief=1 >> "$out/unit.log" 2>&1 || status=1; done
 grep -E "PASSED|FAILED|SKIPPED|tests? ran" "$out/unit.log" | tail -6 | tee -a "$out/gpu-tests-summary.txt"
 for t in "$root"/tests/cli/*.sh; do
   name=$(basename "$t" .sh)

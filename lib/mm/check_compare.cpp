@@ -3,7 +3,9 @@
 #include <limits>
 
 #include "mm/check.hpp"
+
 #include "mm/error.hpp"
+#include "spmv.hpp"
 
 namespace mm::check {
 
@@ -100,8 +102,7 @@ CompareResult compare_as(const MtxMatrix& ma, const MtxMatrix& mb, const Compare
 
 template <class T>
 ResidualResult residual_as(const MtxMatrix& ma, const MtxMatrix& mx, const MtxMatrix& mb,
-                           SpmvFn<T> spmv, double tol) {
-  if (!spmv) throw std::logic_error("residual: no spmv implementation given");
+                           double tol) {
   const auto a = csr_of<T>(ma);
   const Dense<T> x = to_dense<T>(mx), b = to_dense<T>(mb);
   ResidualResult r;
@@ -113,7 +114,7 @@ ResidualResult residual_as(const MtxMatrix& ma, const MtxMatrix& mx, const MtxMa
   std::vector<T> xj(static_cast<std::size_t>(a.cols)), y(static_cast<std::size_t>(a.rows));
   for (std::int64_t j = 0; j < x.cols; ++j) {
     for (std::int64_t i = 0; i < a.cols; ++i) xj[i] = x(i, j);
-    spmv(a, xj.data(), y.data(), T{1}, T{0});
+    spmv_ref(a, xj.data(), y.data(), T{1}, T{0});
     for (std::int64_t i = 0; i < a.rows; ++i) y[i] -= b(i, j);
     double bn = 0;
     for (std::int64_t i = 0; i < a.rows; ++i) bn += std::norm(b(i, j));
@@ -160,15 +161,14 @@ CompareResult compare(const MtxMatrix& a, const MtxMatrix& b, const CompareOptio
   return compare_as<double>(a, b, opt);
 }
 
-ResidualResult residual(const MtxMatrix& a, const MtxMatrix& x, const MtxMatrix& b,
-                        const Spmv& spmv, double tol) {
+ResidualResult residual(const MtxMatrix& a, const MtxMatrix& x, const MtxMatrix& b, double tol) {
   const MtxHeader &ha = a.header, &hx = x.header, &hb = b.header;
   if (ha.cols != hx.rows || ha.rows != hb.rows || hx.cols != hb.cols)
     throw InputError("residual: shapes do not fit: A is " + shape(ha) + ", x is " + shape(hx) +
                      ", b is " + shape(hb) + " (need A m x n, x n x k, b m x k)");
   if (ha.field == Field::complex || hx.field == Field::complex || hb.field == Field::complex)
-    return residual_as<std::complex<double>>(a, x, b, spmv.complex, tol);
-  return residual_as<double>(a, x, b, spmv.real, tol);
+    return residual_as<std::complex<double>>(a, x, b, tol);
+  return residual_as<double>(a, x, b, tol);
 }
 
 nlohmann::json to_json(const CompareResult& r) {

@@ -1,6 +1,4 @@
 // mmgen rhs: a known solution x_true and b = A * x_true for solver tests.
-// Header-only because it calls the kernels' spmv_ref: libmm is linked after
-// libmmkernels, so libmm's own objects cannot call into the kernels.
 #pragma once
 
 #include <complex>
@@ -11,7 +9,6 @@
 #include "mm/error.hpp"
 #include "mm/generate.hpp"
 #include "mm/matrix.hpp"
-#include "spmv.hpp"
 
 namespace mm {
 
@@ -21,46 +18,7 @@ struct RhsResult {
 
 // x_true (ones | random in LO..HI | range 1..N, N = A's columns, from SEED) and
 // b = A * x_true computed by the reference SpMV on A with its symmetry expanded.
-inline RhsResult make_rhs(const MtxMatrix& a, const std::string& x_kind, std::uint64_t seed,
-                          double lo = 0.0, double hi = 1.0) {
-  if (x_kind != "ones" && x_kind != "random" && x_kind != "range")
-    throw UsageError("--x must be ones, random or range, not '" + x_kind + "'");
-  GenOptions xo;
-  xo.kind = "vector";
-  xo.n = a.header.cols;
-  xo.seed = seed;
-  xo.vector_kind = x_kind;
-  if (x_kind == "random") {
-    xo.lo = lo;
-    xo.hi = hi;
-  }
-  RhsResult r;
-  r.x = generate(xo);
-  const std::vector<double>& x = r.x.real;
-  auto product = [&](auto zero) {
-    using T = decltype(zero);
-    const auto csr = coo_to_csr(to_coo<std::int64_t, T>(a));
-    std::vector<T> xt(x.begin(), x.end()), y(static_cast<std::size_t>(a.header.rows));
-    spmv_ref(csr, xt.data(), y.data(), T(1), T(0));
-    return y;
-  };
-  MtxMatrix& b = r.b;
-  b.header.format = Format::array;
-  b.header.rows = a.header.rows;
-  b.header.cols = 1;
-  b.header.nnz = a.header.rows;
-  if (a.header.field == Field::complex) {
-    const auto y = product(std::complex<double>{});
-    b.header.field = Field::complex;
-    for (const auto& v : y) {
-      b.real.push_back(v.real());
-      b.imag.push_back(v.imag());
-    }
-  } else {
-    b.header.field = Field::real;
-    b.real = product(0.0);
-  }
-  return r;
-}
+RhsResult make_rhs(const MtxMatrix& a, const std::string& x_kind, std::uint64_t seed,
+                   double lo = 0.0, double hi = 1.0);
 
 }  // namespace mm
