@@ -1,0 +1,56 @@
+// Shared benchmark helpers: the copy-bandwidth ceiling measured in the same run, median
+// timing with warm-up, and one JSON line per measurement.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mm/timing.hpp"
+
+namespace mm::bench {
+
+// Median seconds of F over REPEAT runs after WARMUP runs.
+inline double median_seconds(int warmup, int repeat, const std::function<void()>& f) {
+  return time_repeated(warmup, repeat, f).median;
+}
+
+// Bandwidth of a parallel copy of BYTES (counting bytes read plus bytes written), the
+// ceiling every memory-bound kernel is compared with. Pages are touched first, each
+// thread copying the part it first touched.
+inline double copy_gbps(std::size_t bytes, int threads, int repeat = 7) {
+  const std::size_t n = bytes / sizeof(double);
+  std::vector<double> a(n), b(n);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = static_cast<double>(i);
+    b[i] = 0;
+  }
+  const double t = median_seconds(1, repeat, [&] {
+#pragma omp parallel num_threads(threads)
+    {
+      const int p = omp_get_thread_num(), q = omp_get_num_threads();
+      const std::size_t lo = n * p / q, hi = n * (p + 1) / q;
+      std::memcpy(b.data() + lo, a.data() + lo, (hi - lo) * sizeof(double));
+    }
+  });
+  return 2.0 * static_cast<double>(n * sizeof(double)) / t * 1e-9;
+}
+
+// Prints one JSON object per line to stdout (the results file collects them).
+inline void emit(const nlohmann::json& j) { std::cout << j.dump() << std::endl; }
+
+// The header every result file starts with: what ran where.
+inline nlohmann::json context(const std::string& bench, int threads) {
+  return {{"bench", bench}, {"device", cpu_model()}, {"threads", threads}};
+}
+
+}  // namespace mm::bench
