@@ -106,10 +106,13 @@ Coo<I, T> to_coo(const MtxMatrix& m, bool expand = true) {
       c.col[k] = static_cast<I>(src->col[k]);
       c.val[k] = value_cast<T>(src->value(static_cast<std::int64_t>(k)));
     }
-  } else {  // expanded array: column-major, every value
+  } else {  // array: column-major; symmetric kinds store the lower triangle by columns
+    const std::int64_t skip = h.symmetry == Symmetry::general        ? -1
+                              : h.symmetry == Symmetry::skew_symmetric ? 1
+                                                                       : 0;
     std::size_t k = 0;
     for (std::int64_t j = 0; j < h.cols; ++j)
-      for (std::int64_t i = 0; i < h.rows; ++i, ++k) {
+      for (std::int64_t i = skip < 0 ? 0 : j + skip; i < h.rows; ++i, ++k) {
         c.row[k] = static_cast<I>(i);
         c.col[k] = static_cast<I>(j);
         c.val[k] = value_cast<T>(src->value(static_cast<std::int64_t>(k)));

@@ -48,6 +48,19 @@ TEST(Matrix, ArraySymmetricAndSkewExpansion) {
   EXPECT_EQ(e.header.nnz, 9);
 }
 
+TEST(Matrix, ArrayStoredTriangleToCoo) {
+  auto s = parse_mtx("%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n6\n", "t");
+  const auto c = to_coo<std::int32_t, double>(s, /*expand=*/false);
+  EXPECT_EQ(c.row, (std::vector<std::int32_t>{0, 1, 2, 1, 2, 2}));
+  EXPECT_EQ(c.col, (std::vector<std::int32_t>{0, 0, 0, 1, 1, 2}));
+  EXPECT_EQ(c.val, (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  auto k = parse_mtx("%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n", "t");
+  const auto ck = to_coo<std::int32_t, double>(k, false);
+  EXPECT_EQ(ck.row, (std::vector<std::int32_t>{1, 2, 2}));
+  EXPECT_EQ(ck.col, (std::vector<std::int32_t>{0, 0, 1}));
+  EXPECT_EQ((to_coo<std::int32_t, double>(k).nnz()), 9);
+}
+
 TEST(Matrix, ArrayIsColumnMajorDenseIsRowMajor) {
   auto a = parse_mtx("%%MatrixMarket matrix array real general\n2 3\n1\n2\n3\n4\n5\n6\n", "t");
   const auto d = to_dense<float>(a);
