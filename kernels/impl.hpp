@@ -42,23 +42,32 @@ struct Impl {
 template <class Make>
 using ImplList = std::vector<Impl<Make>>;
 
-inline const char* device_word(Device d) { return d == Device::cuda ? "cuda" : "cpu"; }
+inline const char* device_word(Device d) {
+  return d == Device::cuda ? "cuda" : "cpu";
+}
 
 // --impl NAME when given (its device must match a --device other than auto), else the
 // first one listed for DEVICE: lists are ordered best first.
 template <class Make>
-const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op, const std::string& name,
-                            Device device) {
+const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op,
+                            const std::string& name, Device device) {
   std::string names;
   for (const auto& i : list) {
-    if (!name.empty() && i.name == name) return i;
+    if (!name.empty() && i.name == name) {
+      if (i.device == Device::cuda) {
+        const GpuInfo g = cuda_devices();
+        if (g.count == 0) throw DeviceError("--impl " + name + " needs a GPU: " + g.reason);
+      }
+      return i;
+    }
     names += (names.empty() ? "" : ", ") + i.name;
   }
-  if (!name.empty()) throw UsageError("unknown --impl '" + name + "' for " + op + "; one of: " + names);
+  if (!name.empty())
+    throw UsageError("unknown --impl '" + name + "' for " + op + "; one of: " + names);
   for (const auto& i : list)
     if (i.device == device) return i;
-  throw DeviceError(std::string("no ") + device_word(device) + " implementation of " + op + " (available: " +
-                    names + ")");
+  throw DeviceError(std::string("no ") + device_word(device) + " implementation of " + op +
+                    " (available: " + names + ")");
 }
 
 template <class Make>
@@ -67,7 +76,8 @@ std::string format_impls(const ImplList<Make>& list) {
   for (const auto& i : list) {
     s << i.name;
     for (std::size_t k = i.name.size(); k < 16; ++k) s << ' ';
-    s << device_word(i.device) << "   " << i.description << "\n";
+    s << device_word(i.device) << (i.device == Device::cuda ? "  " : "   ") << i.description
+      << "\n";
   }
   return s.str();
 }

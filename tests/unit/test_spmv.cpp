@@ -1,6 +1,7 @@
 // SpMV: every implementation against the serial reference, on awkward shapes and the corpus.
 #include <gtest/gtest.h>
 
+#include "gpu.hpp"
 #include "random_matrices.hpp"
 #include "spmv.hpp"
 #include "test_helpers.hpp"
@@ -10,13 +11,15 @@ namespace {
 
 template <class P>
 class SpmvTypes : public ::testing::Test {};
-using Types = ::testing::Types<std::pair<std::int32_t, float>, std::pair<std::int32_t, double>,
-                               std::pair<std::int64_t, double>, std::pair<std::int32_t, std::complex<float>>,
-                               std::pair<std::int64_t, std::complex<double>>>;
+using Types =
+    ::testing::Types<std::pair<std::int32_t, float>, std::pair<std::int32_t, double>,
+                     std::pair<std::int64_t, double>, std::pair<std::int32_t, std::complex<float>>,
+                     std::pair<std::int64_t, std::complex<double>>>;
 TYPED_TEST_SUITE(SpmvTypes, Types);
 
 TEST(Spmv, ReferenceByHand) {
-  auto m = parse_mtx("%%MatrixMarket matrix coordinate real general\n2 3 3\n1 1 2\n1 3 -1\n2 2 4\n", "t");
+  auto m = parse_mtx("%%MatrixMarket matrix coordinate real general\n2 3 3\n1 1 2\n1 3 -1\n2 2 4\n",
+                     "t");
   const auto a = coo_to_csr(to_coo<std::int32_t, double>(m));
   const std::vector<double> x{1, 2, 3};
   std::vector<double> y{10, 20};
@@ -24,12 +27,16 @@ TEST(Spmv, ReferenceByHand) {
   EXPECT_EQ(y, (std::vector<double>{2 * (2 - 3) + 5, 2 * 8 + 10}));
 }
 
-// Every CPU implementation for general matrices against ref, alpha/beta included.
-TYPED_TEST(SpmvTypes, GeneralImplsMatchRefOnAwkwardShapes) {
-  using I = typename TypeParam::first_type;
-  using T = typename TypeParam::second_type;
+// Every implementation on DEVICE for general matrices against ref, alpha/beta included,
+// on the awkward shapes plus rows long enough to be split across blocks.
+template <class I, class T>
+void check_general_impls(Device device) {
+  auto shapes = test::awkward_shapes();
+  shapes.push_back({"long-rows", 40, 20000, 0.0005, false, true});  // row 0: 20000 entries
+  shapes.push_back({"wide-rows", 300, 5000, 0.5});                  // ~2500 per row
   std::uint64_t seed = 1;
-  for (const auto& s : test::awkward_shapes()) {
+  int ran = 0;
+  for (const auto& s : shapes) {
     const auto a = test::random_csr<I, T>(s, seed++);
     const auto x = test::random_vector<T>(a.cols, seed++);
     const auto y0 = test::random_vector<T>(a.rows, seed++);
@@ -37,18 +44,31 @@ TYPED_TEST(SpmvTypes, GeneralImplsMatchRefOnAwkwardShapes) {
       std::vector<T> want = y0;
       spmv_ref(a, x.data(), want.data(), T(-1.5), beta);
       for (const auto& impl : spmv_impls<I, T>()) {
-        if (impl.name == "cpu-sym") continue;  // needs a symmetric file: tested below
+        if (impl.device != device || impl.name == "cpu-sym") continue;  // cpu-sym: below
         std::vector<T> y(static_cast<std::size_t>(a.rows), test::poison<T>());
-        SpmvProblem<I, T> p{&a, nullptr, Symmetry::general, x.data(), y0.data(), y.data(), T(-1.5), beta};
+        SpmvProblem<I, T> p{&a,        nullptr,  Symmetry::general, x.data(),
+                            y0.data(), y.data(), T(-1.5),           beta};
         auto r = impl.make(p);
         r->upload();
         r->run();
-        r->run();  // repeated runs give the same answer (beta must not compound)
+        r->timed_run();  // repeated runs give the same answer (beta must not compound)
         r->download();
         test::expect_close(y, want, test::tolerance<T>(a.cols), impl.name + " on " + s.name);
+        ++ran;
       }
     }
   }
+  EXPECT_GT(ran, 0) << "no implementation for this device";
+}
+
+TYPED_TEST(SpmvTypes, CpuImplsMatchRefOnAwkwardShapes) {
+  check_general_impls<typename TypeParam::first_type, typename TypeParam::second_type>(Device::cpu);
+}
+
+TYPED_TEST(SpmvTypes, CudaImplsMatchRefOnAwkwardShapes) {
+  MM_REQUIRE_GPU();
+  check_general_impls<typename TypeParam::first_type, typename TypeParam::second_type>(
+      Device::cuda);
 }
 
 // The symmetric kernel on the stored triangle, against ref on the expanded matrix.
@@ -65,7 +85,8 @@ TYPED_TEST(SpmvTypes, SymmetricKernelMatchesRef) {
       MtxMatrix m = to_mtx(l);
       std::vector<std::int64_t> keep;
       for (std::int64_t k = 0; k < m.header.nnz; ++k)
-        if (m.row[k] > m.col[k] || (m.row[k] == m.col[k] && sym != Symmetry::skew_symmetric)) keep.push_back(k);
+        if (m.row[k] > m.col[k] || (m.row[k] == m.col[k] && sym != Symmetry::skew_symmetric))
+          keep.push_back(k);
       MtxMatrix t;
       t.header = m.header;
       t.header.symmetry = sym;
@@ -74,12 +95,14 @@ TYPED_TEST(SpmvTypes, SymmetricKernelMatchesRef) {
         t.row.push_back(m.row[k]);
         t.col.push_back(m.col[k]);
         t.real.push_back(m.real[k]);
-        if (!m.imag.empty()) t.imag.push_back(sym == Symmetry::hermitian && m.row[k] == m.col[k] ? 0.0 : m.imag[k]);
+        if (!m.imag.empty())
+          t.imag.push_back(sym == Symmetry::hermitian && m.row[k] == m.col[k] ? 0.0 : m.imag[k]);
       }
       const auto stored = coo_to_csr(to_coo<I, T>(t, false));
       const auto full = coo_to_csr(to_coo<I, T>(t, true));
       const auto x = test::random_vector<T>(n, seed++);
-      std::vector<T> want(static_cast<std::size_t>(n)), y(static_cast<std::size_t>(n), test::poison<T>());
+      std::vector<T> want(static_cast<std::size_t>(n)),
+          y(static_cast<std::size_t>(n), test::poison<T>());
       spmv_ref(full, x.data(), want.data(), T(1), T(0));
       SpmvProblem<I, T> p{&stored, &stored, sym, x.data(), nullptr, y.data(), T(1), T(0)};
       for (const auto& impl : spmv_impls<I, T>())
@@ -101,13 +124,19 @@ TEST(Spmv, EveryImplOnTheCorpus) {
     spmv_ref(full, x.data(), want.data(), T(1), T(0));
     for (const auto& impl : spmv_impls<std::int32_t, T>()) {
       if (impl.name == "cpu-sym" && m.header.symmetry == Symmetry::general) continue;
+      if (!test::runnable(impl.device)) continue;  // CUDA ones: covered where a GPU exists
       std::vector<T> y(static_cast<std::size_t>(full.rows), test::poison<T>());
-      SpmvProblem<std::int32_t, T> p{&full, &stored, m.header.symmetry, x.data(), nullptr, y.data(), T(1), T(0)};
-      impl.make(p)->run();
+      SpmvProblem<std::int32_t, T> p{&full, &stored, m.header.symmetry, x.data(), nullptr, y.data(),
+                                     T(1),  T(0)};
+      auto r = impl.make(p);
+      r->upload();
+      r->run();
+      r->download();
       // The corpus holds inf and nan on purpose: compare finite results only.
       for (std::size_t i = 0; i < y.size(); ++i) {
         if (!std::isfinite(std::abs(want[i]))) continue;
-        ASSERT_LE(std::abs(y[i] - want[i]), 1e-10 * (1 + std::abs(want[i]))) << impl.name << " on " << f << " row " << i;
+        ASSERT_LE(std::abs(y[i] - want[i]), 1e-10 * (1 + std::abs(want[i])))
+            << impl.name << " on " << f << " row " << i;
       }
     }
   }

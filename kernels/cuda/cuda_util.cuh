@@ -1,0 +1,187 @@
+// CUDA plumbing for every kernel: checked calls, RAII device memory, events and library
+// handles, the device value type of each host type, and the Runner timed by events.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <cusparse.h>
+
+#include <complex>
+#include <cstdint>
+#include <cuda/std/complex>
+#include <string>
+#include <vector>
+
+#include "impl.hpp"
+
+namespace mm::cuda {
+
+// Each throws DeviceError naming the call, file and line; out of memory names the bytes.
+void check(cudaError_t e, const char* call, const char* file, int line);
+void check(cublasStatus_t s, const char* call, const char* file, int line);
+void check(cusparseStatus_t s, const char* call, const char* file, int line);
+void check(cusolverStatus_t s, const char* call, const char* file, int line);
+
+#define MM_CUDA(call) ::mm::cuda::check((call), #call, __FILE__, __LINE__)
+// After a kernel launch: the launch's own error (bad configuration), not a sync.
+#define MM_CUDA_LAUNCHED(name) ::mm::cuda::check(cudaGetLastError(), name, __FILE__, __LINE__)
+
+// The device type of a host value type: std::complex<T> -> cuda::std::complex<T>
+// (same layout, usable in kernels).
+template <class T>
+struct dev {
+  using type = T;
+};
+template <class T>
+struct dev<std::complex<T>> {
+  using type = ::cuda::std::complex<T>;
+};
+template <class T>
+using dev_t = typename dev<T>::type;
+
+// Raw device memory of N elements of T; freed on destruction. Allocation failure throws
+// DeviceError with the bytes asked and free.
+template <class T>
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(std::size_t n) : n_(n) {
+    if (n) p_ = static_cast<T*>(allocate(n * sizeof(T)));
+  }
+  Buffer(const T* host, std::size_t n) : Buffer(n) { upload(host, n); }
+  ~Buffer() { release(p_); }
+  Buffer(Buffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  Buffer& operator=(Buffer&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  T* get() const { return p_; }
+  dev_t<T>* dev() const { return reinterpret_cast<dev_t<T>*>(p_); }
+  std::size_t size() const { return n_; }
+  void upload(const T* host, std::size_t n) {
+    if (n) MM_CUDA(cudaMemcpy(p_, host, n * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void download(T* host, std::size_t n) const {
+    if (n) MM_CUDA(cudaMemcpy(host, p_, n * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  void fill_bytes(int byte) {
+    if (n_) MM_CUDA(cudaMemset(p_, byte, n_ * sizeof(T)));
+  }
+
+ private:
+  static void* allocate(std::size_t bytes);
+  static void release(void* p) noexcept;
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+void* device_allocate(std::size_t bytes);
+void device_release(void* p) noexcept;
+template <class T>
+void* Buffer<T>::allocate(std::size_t bytes) {
+  return device_allocate(bytes);
+}
+template <class T>
+void Buffer<T>::release(void* p) noexcept {
+  device_release(p);
+}
+
+class Event {
+ public:
+  Event() { MM_CUDA(cudaEventCreate(&e_)); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+  void record() { MM_CUDA(cudaEventRecord(e_)); }
+
+ private:
+  cudaEvent_t e_{};
+};
+
+// Seconds between two recorded events (waits for the second).
+double elapsed(const Event& start, const Event& stop);
+
+class Cublas {
+ public:
+  Cublas() { MM_CUDA(cublasCreate(&h_)); }
+  ~Cublas() { cublasDestroy(h_); }
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+  cublasHandle_t get() const { return h_; }
+
+ private:
+  cublasHandle_t h_{};
+};
+
+class Cusparse {
+ public:
+  Cusparse() { MM_CUDA(cusparseCreate(&h_)); }
+  ~Cusparse() { cusparseDestroy(h_); }
+  Cusparse(const Cusparse&) = delete;
+  Cusparse& operator=(const Cusparse&) = delete;
+  cusparseHandle_t get() const { return h_; }
+
+ private:
+  cusparseHandle_t h_{};
+};
+
+class CusolverDn {
+ public:
+  CusolverDn() { MM_CUDA(cusolverDnCreate(&h_)); }
+  ~CusolverDn() { cusolverDnDestroy(h_); }
+  CusolverDn(const CusolverDn&) = delete;
+  CusolverDn& operator=(const CusolverDn&) = delete;
+  cusolverDnHandle_t get() const { return h_; }
+
+ private:
+  cusolverDnHandle_t h_{};
+};
+
+// The first GPU's name, for timing records.
+std::string device_name();
+// Multiprocessor count of the current device.
+int multiprocessors();
+
+// A Runner whose compute is device work: run() launches (asynchronously is fine) and
+// timed_run() measures it by events, so the median is kernel time without transfers.
+class CudaRunner : public Runner {
+ public:
+  void run() override {
+    launch();
+    MM_CUDA(cudaDeviceSynchronize());
+  }
+  double timed_run() override {
+    start_.record();
+    launch();
+    stop_.record();
+    return elapsed(start_, stop_);
+  }
+  std::string device_name() const override { return cuda::device_name(); }
+
+ protected:
+  virtual void launch() = 0;
+
+ private:
+  Event start_, stop_;
+};
+
+// cudaDataType of a host value type, for the vendor libraries.
+template <class T>
+constexpr cudaDataType data_type() {
+  if constexpr (std::is_same_v<T, float>)
+    return CUDA_R_32F;
+  else if constexpr (std::is_same_v<T, double>)
+    return CUDA_R_64F;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return CUDA_C_32F;
+  else
+    return CUDA_C_64F;
+}
+
+}  // namespace mm::cuda
