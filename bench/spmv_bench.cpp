@@ -1,14 +1,19 @@
-// SpMV benchmark: every CPU implementation on generated matrices larger than the caches,
-// against the copy bandwidth measured in the same run.
+// SpMV benchmark: every implementation of one device on generated matrices larger than
+// the caches, against the copy bandwidth (and on the GPU cuSPARSE) measured in the same run.
+//
+//   spmv_bench [--device cpu|cuda] [--scale S]
 //
 // Formula (kernels/spmv.hpp): bytes = nnz*(sizeof(T)+sizeof(I)) + (rows+1)*sizeof(I)
-// + cols*sizeof(T) + rows*sizeof(T); GB/s = bytes / median seconds. This counts every
-// array once: on random columns the real traffic for x is higher, so those matrices are
-// reported but the 70%-of-copy target is judged on the regular ones.
+// + cols*sizeof(T) + rows*sizeof(T); GB/s = bytes / median seconds (GPU: CUDA events
+// around the kernels, transfers excluded). This counts every array once: with random
+// columns the real traffic for x is higher, so the copy-bandwidth target is judged on
+// the regular matrices (poisson2d, poisson3d, banded).
 #include <omp.h>
 
+#include <cmath>
 #include <cstdio>
-#include <iostream>
+#include <cstring>
+#include <map>
 
 #include "bench_common.hpp"
 #include "mm/generate.hpp"
@@ -21,85 +26,126 @@ using namespace mm;
 struct Case {
   std::string name;
   GenOptions opt;
-  bool regular;  // x accessed near the diagonal: the copy-bandwidth target applies
+  bool regular;
+  std::int64_t long_rows = 0;  // rows made full after generation ("a few very long rows")
 };
 
-GenOptions gen(const std::string& kind, std::int64_t n, double per_row = 0) {
+GenOptions gen(const std::string& kind, std::int64_t n, double per_row = 0,
+               std::int64_t bandwidth = 0) {
   GenOptions o;
   o.kind = kind;
   o.seed = 1;
-  if (kind == "poisson2d" || kind == "poisson3d") {
+  if (kind == "poisson2d" || kind == "poisson3d" || kind == "banded")
     o.n = n;
-    o.symmetry = Symmetry::symmetric;  // so cpu-sym runs on the stored triangle too
-  } else {
-    o.rows = n;
-    o.cols = n;
-  }
+  else
+    o.rows = o.cols = n;
   if (per_row > 0) o.nnz_per_row = per_row;
-  if (kind == "banded") {
-    o.rows.reset();
-    o.cols.reset();
-    o.n = n;
-    o.bandwidth = 4;
-  }
+  if (bandwidth > 0) o.bandwidth = bandwidth;
   return o;
+}
+
+// Makes the first K rows of A full (every column): a few rows far longer than the rest.
+template <class I, class T>
+void add_long_rows(Csr<I, T>& a, std::int64_t k) {
+  Csr<I, T> b;
+  b.rows = a.rows;
+  b.cols = a.cols;
+  b.ptr.push_back(0);
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    if (i < k) {
+      for (std::int64_t j = 0; j < a.cols; ++j) {
+        b.idx.push_back(static_cast<I>(j));
+        b.val.push_back(T(1.0 / static_cast<double>(j + 1)));
+      }
+    } else {
+      b.idx.insert(b.idx.end(), a.idx.begin() + a.ptr[i], a.idx.begin() + a.ptr[i + 1]);
+      b.val.insert(b.val.end(), a.val.begin() + a.ptr[i], a.val.begin() + a.ptr[i + 1]);
+    }
+    b.ptr.push_back(static_cast<I>(b.idx.size()));
+  }
+  a = std::move(b);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;  // 0.1 for a quick run
-  const int threads = omp_get_max_threads();
-  const int repeat = 9;
-  const auto n = [&](double v) { return static_cast<std::int64_t>(v * scale); };
-  const std::vector<Case> cases = {
-      {"poisson2d-1000", gen("poisson2d", std::max<std::int64_t>(n(1000), 100)), true},
-      {"poisson3d-100", gen("poisson3d", std::max<std::int64_t>(n(100), 20)), true},
-      {"banded-2M-bw4", gen("banded", n(2000000)), true},
-      {"sparse-1M-10", gen("sparse", n(1000000), 10), false},
-      {"powerlaw-1M-10", gen("powerlaw", n(1000000), 10), false},
+  std::string device = "cpu";
+  double scale = 1.0;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--device") && i + 1 < argc)
+      device = argv[++i];
+    else if (!std::strcmp(argv[i], "--scale") && i + 1 < argc)
+      scale = std::atof(argv[++i]);
+  }
+  const Device dev = device == "cuda" ? Device::cuda : Device::cpu;
+  const auto sz = [&](double v, double lo) {
+    return static_cast<std::int64_t>(std::max(lo, v * scale));
   };
-  const double copy = bench::copy_gbps(std::size_t{256} << 20, threads);
+  // CPU sizes about 5M nonzeros; GPU sizes 10M+ nonzeros (the six matrices).
+  const double f = dev == Device::cuda ? 1.0 : 0.4;
+  const std::vector<Case> cases = {
+      {"poisson2d", gen("poisson2d", sz(1500 * std::sqrt(f), 50)), true},
+      {"poisson3d", gen("poisson3d", sz(130 * std::cbrt(f), 10)), true},
+      {"banded-bw3", gen("banded", sz(2000000 * f, 1000), 0, 3), true},
+      {"random-8", gen("sparse", sz(2000000 * f, 1000), 8), false},
+      {"powerlaw-8", gen("powerlaw", sz(2000000 * f, 1000), 8), false},
+      {"long-rows", gen("sparse", sz(1000000 * f, 1000), 10), false, 4},
+  };
+  const int threads = omp_get_max_threads();
+  const double copy = dev == Device::cuda ? cuda_copy_gbps(std::size_t{1} << 30)
+                                          : bench::copy_gbps(std::size_t{256} << 20, threads);
   auto ctx = bench::context("spmv", threads);
+  ctx["device_kind"] = device;
+  if (dev == Device::cuda) ctx["device"] = cuda_devices().name;
   ctx["copy_gbps"] = copy;
-  ctx["formula"] = "bytes = nnz*(val+idx) + (rows+1)*idx + cols*val + rows*val";
+  ctx["formula"] =
+      "bytes = nnz*(val+idx) + (rows+1)*idx + cols*val + rows*val; double values, int32 indices";
   bench::emit(ctx);
-  std::printf("# copy bandwidth %.2f GB/s (%d threads, 256 MiB, read+write)\n", copy, threads);
-  std::printf("%-16s %-8s %10s %10s %10s %8s\n", "matrix", "impl", "nnz", "median_ms", "GB/s",
-              "of copy");
+  std::printf("# %s: copy bandwidth %.1f GB/s (read+write)\n",
+              ctx["device"].get<std::string>().c_str(), copy);
+  std::printf("%-12s %-14s %10s %10s %9s %8s %9s\n", "matrix", "impl", "nnz", "median_us", "GB/s",
+              "of copy", "vs vendor");
+  std::map<std::string, double> log_ratio_sum;
   for (const auto& c : cases) {
-    const MtxMatrix m = generate(c.opt);
     using I = std::int32_t;
     using T = double;
-    const auto full = coo_to_csr(to_coo<I, T>(m));
-    const auto stored = coo_to_csr(to_coo<I, T>(m, false));
-    std::vector<T> x(static_cast<std::size_t>(full.cols), 1.0),
-        y(static_cast<std::size_t>(full.rows));
+    const MtxMatrix m = generate(c.opt);
+    auto a = coo_to_csr(to_coo<I, T>(m));
+    if (c.long_rows) add_long_rows(a, c.long_rows);
+    std::vector<T> x(static_cast<std::size_t>(a.cols)), y(static_cast<std::size_t>(a.rows));
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 + static_cast<double>(i % 7) * 0.25;
+    const double bytes = spmv_bytes(a, false);
+    std::map<std::string, double> gbps;
     for (const auto& impl : spmv_impls<I, T>()) {
-      const bool sym = impl.name == "cpu-sym";
-      if (sym && m.header.symmetry == Symmetry::general) continue;
-      SpmvProblem<I, T> p{
-          sym ? &stored : &full, &stored, m.header.symmetry, x.data(), nullptr, y.data(), 1.0, 0.0};
+      if (impl.device != dev || impl.name == "cpu-sym") continue;
+      SpmvProblem<I, T> p{&a, nullptr, Symmetry::general, x.data(), nullptr, y.data(), 1.0, 0.0};
       auto r = impl.make(p);
-      const int reps = impl.name == "ref" ? 3 : repeat;
-      const double t = bench::median_seconds(1, reps, [&] { r->run(); });
-      const double bytes = spmv_bytes(*p.full, false);
-      const double gbps = bytes / t * 1e-9;
-      bench::emit({{"matrix", c.name},
-                   {"impl", impl.name},
-                   {"rows", full.rows},
-                   {"nnz", full.nnz()},
-                   {"stored_nnz", p.full->nnz()},
-                   {"median_s", t},
-                   {"repeats", reps},
-                   {"bytes", bytes},
-                   {"gbps", gbps},
-                   {"of_copy", gbps / copy},
-                   {"regular", c.regular}});
-      std::printf("%-16s %-8s %10lld %10.3f %10.2f %7.0f%%\n", c.name.c_str(), impl.name.c_str(),
-                  static_cast<long long>(full.nnz()), t * 1e3, gbps, 100 * gbps / copy);
+      const int reps = impl.name == "ref" ? 3 : (dev == Device::cuda ? 50 : 9);
+      const Measured ms = measure(*r, 2, reps);
+      gbps[impl.name] = bytes / ms.compute.median * 1e-9;
     }
+    const double vendor = gbps.count("cusparse") ? gbps["cusparse"] : 0;
+    for (const auto& [name, g] : gbps) {
+      const double vs = vendor > 0 ? g / vendor : 0;
+      if (vendor > 0) log_ratio_sum[name] += std::log(vs);
+      bench::emit({{"matrix", c.name},
+                   {"impl", name},
+                   {"rows", a.rows},
+                   {"nnz", a.nnz()},
+                   {"bytes", bytes},
+                   {"gbps", g},
+                   {"median_s", bytes / g * 1e-9},
+                   {"of_copy", g / copy},
+                   {"vs_vendor", vs},
+                   {"regular", c.regular}});
+      std::printf("%-12s %-14s %10lld %10.1f %9.1f %7.0f%% %9.2f\n", c.name.c_str(), name.c_str(),
+                  static_cast<long long>(a.nnz()), bytes / g * 1e-3, g, 100 * g / copy, vs);
+    }
+  }
+  for (const auto& [name, s] : log_ratio_sum) {
+    const double geo = std::exp(s / static_cast<double>(cases.size()));
+    bench::emit({{"summary", "geomean_vs_vendor"}, {"impl", name}, {"value", geo}});
+    std::printf("geomean vs cusparse  %-14s %.2f\n", name.c_str(), geo);
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 // Which device runs a kernel: --device auto|cpu|cuda, and what GPUs exist.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace mm {
@@ -15,6 +16,11 @@ struct GpuInfo {
 
 // The CUDA GPUs this process can use (count 0 with a reason when built without CUDA).
 GpuInfo cuda_devices();
+
+// Bandwidth of a device-to-device copy of BYTES on the first GPU (bytes read plus bytes
+// written, median of REPEAT event-timed copies after a warm-up): the ceiling memory-bound
+// GPU kernels are compared with. Throws DeviceError without a GPU.
+double cuda_copy_gbps(std::size_t bytes, int repeat = 20);
 
 // Resolves --device: "cuda" without a usable GPU throws DeviceError (exit 4); "auto"
 // picks CUDA when present, else the CPU, saying which on stderr when VERBOSE.

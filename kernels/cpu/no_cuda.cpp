@@ -1,5 +1,6 @@
 // Device discovery for a build without the CUDA backend.
 #include "device.hpp"
+#include "mm/error.hpp"
 
 namespace mm {
 
@@ -7,6 +8,10 @@ GpuInfo cuda_devices() {
   GpuInfo g;
   g.reason = "built without CUDA (MM_WITH_CUDA=OFF or no nvcc)";
   return g;
+}
+
+double cuda_copy_gbps(std::size_t, int) {
+  throw DeviceError("built without CUDA");
 }
 
 }  // namespace mm

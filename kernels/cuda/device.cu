@@ -1,6 +1,10 @@
 // CUDA device discovery.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "cuda/cuda_util.cuh"
 #include "device.hpp"
 
 namespace mm {
@@ -26,6 +30,22 @@ GpuInfo cuda_devices() {
   g.count = n;
   g.name = p.name;
   return g;
+}
+
+double cuda_copy_gbps(std::size_t bytes, int repeat) {
+  cuda::Buffer<char> a(bytes), b(bytes);
+  a.fill_bytes(1);
+  cuda::Event start, stop;
+  std::vector<double> t;
+  for (int i = 0; i <= repeat; ++i) {
+    start.record();
+    MM_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
+    stop.record();
+    const double s = cuda::elapsed(start, stop);
+    if (i > 0) t.push_back(s);  // the first is the warm-up
+  }
+  std::sort(t.begin(), t.end());
+  return 2.0 * static_cast<double>(bytes) / t[t.size() / 2] * 1e-9;
 }
 
 }  // namespace mm
