@@ -57,7 +57,7 @@ struct Window {
 
   void reserve(std::size_t n) {
     if (n <= cap) return;
-    auto d = std::make_unique<char[]>(n);
+    auto d = std::make_unique_for_overwrite<char[]>(n);  // no zero fill
     if (size) std::memcpy(d.get(), data.get(), size);
     data = std::move(d);
     cap = n;
@@ -139,7 +139,10 @@ LineKind classify(const char* p, const char* e) {
 
 bool parse_double(const char*& p, const char* e, double& v) {
   const char* b = p;
-  if (b < e && *b == '+') ++b;
+  if (b < e && *b == '+') {
+    ++b;
+    if (b < e && *b == '-') return false;  // "+-5" is not a number
+  }
   auto [q, ec] = std::from_chars(b, e, v);
   if (ec == std::errc::result_out_of_range) {
     // Under- or overflow: keep strtod's answer (0 or +-inf) rather than refuse the file.
@@ -160,14 +163,16 @@ bool parse_index(const char*& p, const char* e, std::int64_t& v) {
 }
 
 // A token must end at a blank or the end of the line.
-bool token_end(const char* p, const char* e) { return p == e || is_blank(*p); }
+bool token_end(const char* p, const char* e) {
+  return p == e || is_blank(*p);
+}
 
 struct Chunk {
   const char* begin = nullptr;
   const char* end = nullptr;
-  std::int64_t lines = 0, entries = 0;   // counted in the first pass
+  std::int64_t lines = 0, entries = 0;  // counted in the first pass
   std::int64_t first_line = 0, first_entry = 0;
-  std::int64_t error_line = 0;           // 0: no error
+  std::int64_t error_line = 0;  // 0: no error
   std::string error;
 };
 
@@ -175,7 +180,11 @@ class BodyParser {
  public:
   BodyParser(MtxMatrix& m, const std::string& name, int threads, std::size_t chunk_bytes,
              std::int64_t first_line)
-      : m_(m), h_(m.header), name_(name), threads_(threads), chunk_(std::max<std::size_t>(chunk_bytes, 1)),
+      : m_(m),
+        h_(m.header),
+        name_(name),
+        threads_(threads),
+        chunk_(std::max<std::size_t>(chunk_bytes, 1)),
         line_(first_line) {}
 
   void reserve(std::int64_t n) {
@@ -214,9 +223,10 @@ class BodyParser {
 
   void finish() {
     if (count_ < h_.nnz) {
-      throw InputError(name_, line_, "unexpected end of file: the size line declares " +
-                                         std::to_string(h_.nnz) + (h_.format == Format::array ? " values" : " entries") +
-                                         ", found " + std::to_string(count_));
+      throw InputError(name_, line_,
+                       "unexpected end of file: the size line declares " + std::to_string(h_.nnz) +
+                           (h_.format == Format::array ? " values" : " entries") + ", found " +
+                           std::to_string(count_));
     }
   }
 
@@ -229,7 +239,8 @@ class BodyParser {
       const char* q = p + std::min<std::size_t>(chunk_, static_cast<std::size_t>(end - p));
       if (q < end) {
         // Extend to just after the newline that ends the line holding byte q-1.
-        const void* nl = q[-1] == '\n' ? q - 1 : std::memchr(q, '\n', static_cast<std::size_t>(end - q));
+        const void* nl =
+            q[-1] == '\n' ? q - 1 : std::memchr(q, '\n', static_cast<std::size_t>(end - q));
         q = nl ? static_cast<const char*>(nl) + 1 : end;
       }
       Chunk c;
@@ -287,9 +298,10 @@ class BodyParser {
 
   bool parse_value(const char*& p, const char* e, std::int64_t k) const {
     switch (h_.field) {
-      case Field::pattern: return true;
+      case Field::pattern:
+        return true;
       case Field::integer: {
-        if (p < e && *p == '+') ++p;
+        if (p < e && *p == '+' && (++p == e || *p == '-')) return false;  // "+-5"
         std::int64_t v = 0;
         if (!parse_index(p, e, v) || !token_end(p, e)) return false;
         m_.integer[k] = v;
@@ -340,12 +352,14 @@ class BodyParser {
     const auto t = split_tokens(line);
     const bool coo = h_.format == Format::coordinate;
     std::string names = coo ? "row col" : "";
-    if (h_.field == Field::complex) names += coo ? " real imag" : "real imag";
-    else if (h_.field != Field::pattern) names += coo ? " value" : "value";
+    if (h_.field == Field::complex)
+      names += coo ? " real imag" : "real imag";
+    else if (h_.field != Field::pattern)
+      names += coo ? " value" : "value";
     const std::size_t want = (coo ? 2 : 0) + static_cast<std::size_t>(h_.values_per_entry());
     if (t.size() != want) {
-      return "expected " + std::to_string(want) + (want == 1 ? " token" : " tokens") + " (" + names +
-             ") on an entry line, found " + std::to_string(t.size());
+      return "expected " + std::to_string(want) + (want == 1 ? " token" : " tokens") + " (" +
+             names + ") on an entry line, found " + std::to_string(t.size());
     }
     std::size_t v0 = 0;
     if (coo) {
@@ -354,9 +368,11 @@ class BodyParser {
       std::int64_t idx[2] = {0, 0};
       for (int i = 0; i < 2; ++i) {
         if (!parse_int64(t[i], idx[i]) || t[i][0] == '+')
-          return std::string("expected an integer ") + what[i] + " index, found " + describe_token(t[i]);
+          return std::string("expected an integer ") + what[i] + " index, found " +
+                 describe_token(t[i]);
         if (idx[i] < 1 || idx[i] > lim[i])
-          return std::string(what[i]) + " index " + std::to_string(idx[i]) + " out of range 1.." + std::to_string(lim[i]);
+          return std::string(what[i]) + " index " + std::to_string(idx[i]) + " out of range 1.." +
+                 std::to_string(lim[i]);
       }
       if (idx[0] == idx[1] && h_.symmetry == Symmetry::skew_symmetric)
         return "diagonal entry (" + std::to_string(idx[0]) + "," + std::to_string(idx[1]) +
@@ -368,10 +384,12 @@ class BodyParser {
       const char* e = p + t[i].size();
       if (h_.field == Field::integer) {
         std::int64_t v = 0;
-        if (!parse_int64(t[i], v)) return "expected an integer value (integer field), found " + describe_token(t[i]);
+        if (!parse_int64(t[i], v))
+          return "expected an integer value (integer field), found " + describe_token(t[i]);
       } else {
         double v = 0;
-        if (!parse_double(p, e, v) || p != e) return "expected a number, found " + describe_token(t[i]);
+        if (!parse_double(p, e, v) || p != e)
+          return "expected a number, found " + describe_token(t[i]);
       }
     }
     return "malformed entry line";
@@ -410,7 +428,8 @@ MtxHeader parse_header(HeaderReader& r, const std::string& name) {
   }
 }
 
-MtxMatrix read_from(Source& src, const std::string& name, long long size_hint, const ReadOptions& opt) {
+MtxMatrix read_from(Source& src, const std::string& name, long long size_hint,
+                    const ReadOptions& opt) {
   HeaderReader hr(src);
   MtxMatrix m;
   m.header = parse_header(hr, name);
@@ -425,8 +444,11 @@ MtxMatrix read_from(Source& src, const std::string& name, long long size_hint, c
 
   bool eof = false;
   Window w = hr.take_rest(eof);
-  const std::size_t target = std::clamp<std::size_t>(opt.chunk_bytes * static_cast<std::size_t>(threads) * 4,
-                                                     std::size_t{1} << 16, std::size_t{64} << 20);
+  std::size_t target =
+      std::clamp<std::size_t>(opt.chunk_bytes * static_cast<std::size_t>(threads) * 4,
+                              std::size_t{1} << 16, std::size_t{64} << 20);
+  if (size_hint >= 0)
+    target = std::min(target, static_cast<std::size_t>(size_hint) + 1);  // small files
   w.reserve(target);
   for (;;) {
     if (!eof) eof = !w.fill(src);
