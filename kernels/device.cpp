@@ -7,7 +7,16 @@
 
 namespace mm {
 
+namespace {
+bool g_auto = false;
+}
+
+bool device_was_auto() {
+  return g_auto;
+}
+
 Device resolve_device(const std::string& requested, bool verbose, const char* tool) {
+  g_auto = requested == "auto";
   if (requested == "cpu") return Device::cpu;
   const GpuInfo g = cuda_devices();
   if (requested == "cuda") {

@@ -26,4 +26,8 @@ double cuda_copy_gbps(std::size_t bytes, int repeat = 20);
 // picks CUDA when present, else the CPU, saying which on stderr when VERBOSE.
 Device resolve_device(const std::string& requested, bool verbose, const char* tool);
 
+// Whether the last resolve_device chose the GPU by itself ("auto"): then an operation
+// with no CUDA implementation runs on the CPU instead of failing (pick_impl).
+bool device_was_auto();
+
 }  // namespace mm

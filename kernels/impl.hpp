@@ -46,8 +46,9 @@ inline const char* device_word(Device d) {
   return d == Device::cuda ? "cuda" : "cpu";
 }
 
-// --impl NAME when given (its device must match a --device other than auto), else the
-// first one listed for DEVICE: lists are ordered best first.
+// --impl NAME when given, else the first one listed for DEVICE (lists are ordered best
+// first); with --device auto on a GPU machine, the first CPU one when the operation has
+// no CUDA implementation.
 template <class Make>
 const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op,
                             const std::string& name, Device device) {
@@ -66,6 +67,10 @@ const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op,
     throw UsageError("unknown --impl '" + name + "' for " + op + "; one of: " + names);
   for (const auto& i : list)
     if (i.device == device) return i;
+  if (device == Device::cuda && device_was_auto()) {  // --device auto: the CPU will do
+    for (const auto& i : list)
+      if (i.device == Device::cpu) return i;
+  }
   throw DeviceError(std::string("no ") + device_word(device) + " implementation of " + op +
                     " (available: " + names + ")");
 }

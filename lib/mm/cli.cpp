@@ -14,36 +14,43 @@
 
 namespace mm {
 
-std::string version_string() { return MM_VERSION; }
+std::string version_string() {
+  return MM_VERSION;
+}
 
-int thread_count(int requested) { return requested > 0 ? requested : omp_get_num_procs(); }
+int thread_count(int requested) {
+  return requested > 0 ? requested : omp_get_num_procs();
+}
 
 Cli::Cli(std::string tool, std::string usage, std::string description, std::string examples)
     : tool_(std::move(tool)),
       usage_(std::move(usage)),
       description_(std::move(description)),
       examples_(std::move(examples)) {
-  common_opts_.add_options()
-      ("help,h", "print this help and exit")
-      ("version", "print the version and exit")
-      ("output,o", po::value<std::string>(&common_.output)->default_value("-"),
-       "output path ('-': standard output; '.gz': compressed)")
-      ("threads", po::value<int>(&common_.threads)->default_value(0), "CPU threads (0: one per core)")
-      ("timing", po::value<std::string>(&common_.timing),
-       "append a JSON timing record to this path ('-': standard error)")
-      ("quiet,q", po::bool_switch(&common_.quiet), "write no matrix output (timing runs)")
-      ("verbose,v", po::bool_switch(&common_.verbose), "say what is done, with times, on standard error");
+  common_opts_.add_options()("help,h", "print this help and exit")("version",
+                                                                   "print the version and exit")(
+      "output,o", po::value<std::string>(&common_.output)->default_value("-"),
+      "output path ('-': standard output; '.gz': compressed)")(
+      "threads", po::value<int>(&common_.threads)->default_value(0),
+      "CPU threads (0: one per core)")(
+      "timing", po::value<std::string>(&common_.timing),
+      "append a JSON timing record to this path ('-': standard error)")(
+      "quiet,q", po::bool_switch(&common_.quiet), "write no matrix output (timing runs)")(
+      "verbose,v", po::bool_switch(&common_.verbose),
+      "say what is done, with times, on standard error");
 }
 
 Cli& Cli::compute() {
   compute_ = true;
-  common_opts_.add_options()
-      ("device", po::value<std::string>(&common_.device)->default_value("auto"), "auto|cpu|cuda")
-      ("precision", po::value<std::string>(&common_.precision)->default_value("double"), "double|single")
-      ("impl", po::value<std::string>(&common_.impl), "implementation by name (see --list-impls)")
-      ("list-impls", po::bool_switch(&common_.list_impls), "list the implementations and exit")
-      ("repeat", po::value<int>(&common_.repeat)->default_value(1), "timed repetitions (median reported)")
-      ("warmup", po::value<int>(&common_.warmup)->default_value(0), "untimed runs before timing");
+  common_opts_.add_options()(
+      "device", po::value<std::string>(&common_.device)->default_value("auto"), "auto|cpu|cuda")(
+      "precision", po::value<std::string>(&common_.precision)->default_value("double"),
+      "double|single")("impl", po::value<std::string>(&common_.impl),
+                       "implementation by name (see --list-impls)")(
+      "list-impls", po::bool_switch(&common_.list_impls), "list the implementations and exit")(
+      "repeat", po::value<int>(&common_.repeat)->default_value(1),
+      "timed repetitions (median reported)")(
+      "warmup", po::value<int>(&common_.warmup)->default_value(0), "untimed runs before timing");
   return *this;
 }
 
@@ -96,6 +103,8 @@ bool Cli::parse(int argc, const char* const* argv) {
     throw UsageError(std::string(e.what()) + " (see " + tool_ + " --help)");
   }
   if (common_.threads < 0) throw UsageError("--threads must be >= 0");
+  if (common_.threads > 0)
+    omp_set_num_threads(common_.threads);  // every OpenMP kernel obeys --threads
   if (compute_) {
     if (common_.device != "auto" && common_.device != "cpu" && common_.device != "cuda")
       throw UsageError("--device must be auto, cpu or cuda, not '" + common_.device + "'");
