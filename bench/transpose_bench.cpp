@@ -1,0 +1,241 @@
+// Transpose benchmark: dense out of place and in place (double) and sparse CSR -> CSC, each
+// implementation beside OpenBLAS / UMFPACK and the copy bandwidth measured in the same run.
+//
+// Formula: GB/s = bytes / median seconds / 1e9 with the kernels' own byte counts:
+// dense 2*n*n*8 (every value read once, written once); sparse
+// 2*nnz*(4+8) + (rows+cols+2)*4 (int32 indices, double values). The copy ceiling counts
+// bytes read plus bytes written of a parallel memcpy of one dense matrix.
+#include <cblas.h>
+#include <omp.h>
+#include <umfpack.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "bench_common.hpp"
+#include "transpose.hpp"
+
+namespace po = boost::program_options;
+using nlohmann::json;
+
+namespace {
+
+struct Options {
+  std::int64_t n = 8192;            // dense: n x n doubles
+  std::int64_t sparse_n = 4000000;  // sparse: rows = cols
+  int nnz_per_row = 8;
+  int repeat = 5, warmup = 1, threads = 0;
+  std::string commit;
+};
+
+struct Row {
+  std::string op, impl;
+  int threads;
+  double seconds, gbps;
+};
+
+std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// First touch by the threads that later work on each part, as the kernels do.
+void fill(std::vector<double>& v, std::uint64_t seed, int threads) {
+  const auto n = static_cast<std::int64_t>(v.size());
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::uint64_t s = seed + static_cast<std::uint64_t>(k);
+    v[k] = static_cast<double>(splitmix(s) >> 11) * 0x1p-53;
+  }
+}
+
+// K distinct random columns a row (sorted), values uniform: the shape a CSR kernel expects.
+mm::Csr<std::int32_t, double> random_csr(std::int64_t n, int k) {
+  mm::Csr<std::int32_t, double> a;
+  a.rows = a.cols = n;
+  a.ptr.reserve(static_cast<std::size_t>(n) + 1);
+  a.ptr.push_back(0);
+  std::uint64_t s = 42;
+  std::vector<std::int32_t> row;
+  for (std::int64_t i = 0; i < n; ++i) {
+    row.clear();
+    for (int q = 0; q < k; ++q)
+      row.push_back(static_cast<std::int32_t>(splitmix(s) % static_cast<std::uint64_t>(n)));
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    a.idx.insert(a.idx.end(), row.begin(), row.end());
+    a.ptr.push_back(static_cast<std::int32_t>(a.idx.size()));
+  }
+  a.val.resize(a.idx.size());
+  for (auto& v : a.val) v = static_cast<double>(splitmix(s) >> 11) * 0x1p-53;
+  return a;
+}
+
+class Bench {
+ public:
+  Bench(const Options& o) : o_(o) {}
+  void time(const std::string& op, const std::string& impl, int threads, double bytes, int repeat,
+            const std::function<void()>& f) {
+    std::cerr << "transpose_bench: " << op << " " << impl << " (" << threads << " threads)"
+              << std::endl;
+    const mm::PhaseStats s = mm::time_repeated(o_.warmup, repeat, f);
+    const double gbps = bytes / s.median * 1e-9;
+    mm::bench::emit({{"bench", "transpose"},
+                     {"op", op},
+                     {"impl", impl},
+                     {"threads", threads},
+                     {"bytes", bytes},
+                     {"repeats", s.repeats},
+                     {"warmup", o_.warmup},
+                     {"seconds", {{"min", s.min}, {"median", s.median}, {"max", s.max}}},
+                     {"gbps", gbps},
+                     {"device", mm::cpu_model()},
+                     {"commit", o_.commit}});
+    rows_.push_back({op, impl, threads, s.median, gbps});
+  }
+  void ceiling(const std::string& op, double gbps) {
+    mm::bench::emit({{"bench", "transpose"},
+                     {"op", op},
+                     {"impl", "copy (memcpy)"},
+                     {"threads", threads()},
+                     {"gbps", gbps},
+                     {"formula", "bytes read + bytes written / median seconds"},
+                     {"device", mm::cpu_model()},
+                     {"commit", o_.commit}});
+    rows_.push_back({op, "copy (memcpy)", threads(), 0, gbps});
+  }
+  double gbps(const std::string& op, const std::string& impl) const {
+    for (const auto& r : rows_)
+      if (r.op == op && r.impl == impl) return r.gbps;
+    return 0;
+  }
+  int threads() const { return o_.threads; }
+  void table() const {
+    std::printf(
+        "\n| op | impl | threads | median s | GB/s | / copy | / vendor "
+        "|\n|---|---|---:|---:|---:|---:|---:|\n");
+    for (const auto& r : rows_) {
+      const double copy = gbps(r.op, "copy (memcpy)");
+      const std::string vendor_impl = r.op == "sparse"           ? "umfpack_di_transpose"
+                                      : r.op == "dense in place" ? "cblas_dimatcopy"
+                                                                 : "cblas_domatcopy";
+      const double vendor = gbps(r.op, vendor_impl);
+      std::printf("| %s | %s | %d | %s | %.2f | %.3f | %s |\n", r.op.c_str(), r.impl.c_str(),
+                  r.threads, r.seconds > 0 ? std::to_string(r.seconds).c_str() : "-", r.gbps,
+                  copy > 0 ? r.gbps / copy : 0.0,
+                  vendor > 0 && r.seconds > 0 ? std::to_string(r.gbps / vendor).c_str() : "-");
+    }
+  }
+
+ private:
+  const Options& o_;
+  std::vector<Row> rows_;
+};
+
+void dense(Bench& b, const Options& o) {
+  const std::int64_t n = o.n;
+  const int t = o.threads;
+  const auto count = static_cast<std::size_t>(n * n);
+  const double bytes = mm::transpose_dense_bytes(n, n, sizeof(double));
+  std::cerr << "transpose_bench: dense " << n << " x " << n << " double, " << bytes / 2e6
+            << " MB a matrix" << std::endl;
+  b.ceiling("dense", mm::bench::copy_gbps(count * sizeof(double), t));
+  b.ceiling("dense in place", b.gbps("dense", "copy (memcpy)"));
+  std::vector<double> a(count), c(count);
+  fill(a, 1, t);
+  fill(c, 2, t);
+  b.time("dense", "cpu-blocked", t, bytes, o.repeat,
+         [&] { mm::transpose_cpu_blocked(n, n, a.data(), c.data(), false, t); });
+  if (t > 1)
+    b.time("dense", "cpu-blocked", 1, bytes, o.repeat,
+           [&] { mm::transpose_cpu_blocked(n, n, a.data(), c.data(), false, 1); });
+  b.time("dense", "ref (naive)", 1, bytes, std::min(o.repeat, 3),
+         [&] { mm::transpose_ref(n, n, a.data(), c.data(), false); });
+  b.time("dense", "cblas_domatcopy", 1, bytes, o.repeat, [&] {
+    cblas_domatcopy(CblasRowMajor, CblasTrans, static_cast<blasint>(n), static_cast<blasint>(n),
+                    1.0, a.data(), static_cast<blasint>(n), c.data(), static_cast<blasint>(n));
+  });
+  // In place: two matrices taken in turn so that the working set (1 GiB) exceeds the caches.
+  std::vector<double>* bufs[2] = {&a, &c};
+  int turn = 0;
+  auto next = [&] { return bufs[turn++ % 2]->data(); };
+  b.time("dense in place", "cpu-inplace", t, bytes, o.repeat,
+         [&] { mm::transpose_cpu_inplace(n, next(), false, t); });
+  b.time("dense in place", "ref (naive)", 1, bytes, std::min(o.repeat, 3),
+         [&] { mm::transpose_inplace_ref(n, next(), false); });
+  b.time("dense in place", "cblas_dimatcopy", 1, bytes, std::min(o.repeat, 3), [&] {
+    cblas_dimatcopy(CblasRowMajor, CblasTrans, static_cast<blasint>(n), static_cast<blasint>(n),
+                    1.0, next(), static_cast<blasint>(n), static_cast<blasint>(n));
+  });
+}
+
+void sparse(Bench& b, const Options& o) {
+  const int t = o.threads;
+  std::cerr << "transpose_bench: generating sparse " << o.sparse_n << " x " << o.sparse_n
+            << std::endl;
+  const auto a = random_csr(o.sparse_n, o.nnz_per_row);
+  const double bytes = mm::transpose_csr_bytes(a);
+  std::cerr << "transpose_bench: sparse nnz " << a.nnz() << ", " << bytes / 1e6 << " MB moved"
+            << std::endl;
+  b.ceiling("sparse", mm::bench::copy_gbps(static_cast<std::size_t>(bytes / 2), t));
+  mm::Csr<std::int32_t, double> out;
+  mm::transpose_shape(a, out);
+  std::vector<std::int32_t> scratch;
+  b.time("sparse", "cpu-csr2csc", t, bytes, o.repeat,
+         [&] { mm::transpose_cpu_csr2csc(a, out, false, t, scratch); });
+  if (t > 1)
+    b.time("sparse", "cpu-csr2csc", 1, bytes, o.repeat,
+           [&] { mm::transpose_cpu_csr2csc(a, out, false, 1, scratch); });
+  b.time("sparse", "ref (serial counting)", 1, bytes, o.repeat,
+         [&] { mm::transpose_csr_ref(a, out, false); });
+  // UMFPACK reads CSC: our CSR of A is the CSC of A^T, and its transpose the CSC of A = CSR of A^T.
+  b.time("sparse", "umfpack_di_transpose", 1, bytes, o.repeat, [&] {
+    const int rc = umfpack_di_transpose(static_cast<int>(a.cols), static_cast<int>(a.rows),
+                                        a.ptr.data(), a.idx.data(), a.val.data(), nullptr, nullptr,
+                                        out.ptr.data(), out.idx.data(), out.val.data());
+    if (rc != UMFPACK_OK)
+      throw std::runtime_error("umfpack_di_transpose failed: " + std::to_string(rc));
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  po::options_description desc(
+      "transpose_bench: dense and sparse transpose GB/s against memcpy and vendors\nOptions");
+  desc.add_options()("help,h", "this help")("n", po::value(&o.n)->default_value(o.n),
+                                            "dense: n x n doubles")(
+      "sparse-n", po::value(&o.sparse_n)->default_value(o.sparse_n), "sparse: rows = cols")(
+      "nnz-per-row", po::value(&o.nnz_per_row)->default_value(o.nnz_per_row),
+      "sparse: entries per row")("repeat", po::value(&o.repeat)->default_value(o.repeat),
+                                 "timed runs (median reported)")(
+      "warmup", po::value(&o.warmup)->default_value(o.warmup), "untimed runs first")(
+      "threads", po::value(&o.threads)->default_value(0), "threads (0: all cores)")(
+      "commit", po::value(&o.commit), "commit id stored in each record");
+  try {
+    po::variables_map vm;
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << desc << "\n";
+      return 0;
+    }
+    if (o.threads <= 0) o.threads = omp_get_num_procs();
+    Bench b(o);
+    dense(b, o);
+    sparse(b, o);
+    b.table();
+  } catch (const std::exception& e) {
+    std::cerr << "transpose_bench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

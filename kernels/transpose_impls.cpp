@@ -1,0 +1,177 @@
+// The transpose implementations by name, best first for each device: dense out of place,
+// dense square in place, sparse CSR -> CSC.
+#include <omp.h>
+
+#include <algorithm>
+
+#include "transpose.hpp"
+
+namespace mm {
+
+namespace {
+
+// Threads for a problem of N values: one below 2^15, where starting a parallel region
+// costs more than the data movement it would share.
+int threads_for(std::int64_t n) {
+  return n < (1 << 15) ? 1 : omp_get_max_threads();
+}
+
+template <class T>
+class DenseRunner : public Runner {
+ public:
+  explicit DenseRunner(const DenseTransposeProblem<T>& p) : p_(p) {}
+
+ protected:
+  DenseTransposeProblem<T> p_;
+};
+
+template <class T>
+class RefRunner final : public DenseRunner<T> {
+ public:
+  using DenseRunner<T>::DenseRunner;
+  void run() override {
+    transpose_ref(this->p_.rows, this->p_.cols, this->p_.in, this->p_.out, this->p_.conjugate);
+  }
+};
+
+template <class T>
+class BlockedRunner final : public DenseRunner<T> {
+ public:
+  using DenseRunner<T>::DenseRunner;
+  void run() override {
+    transpose_cpu_blocked(this->p_.rows, this->p_.cols, this->p_.in, this->p_.out,
+                          this->p_.conjugate, threads_for(this->p_.rows * this->p_.cols));
+  }
+};
+
+// In place: every run transposes OUT again, so runs alternate between A and A^T; download()
+// adds one untimed run after an even count so that OUT ends as A^T.
+template <class T>
+class InplaceRunner : public DenseRunner<T> {
+ public:
+  explicit InplaceRunner(const DenseTransposeProblem<T>& p) : DenseRunner<T>(p) {
+    if (p.rows != p.cols)
+      throw InputError("an in-place transpose needs a square matrix, not " +
+                       std::to_string(p.rows) + " x " + std::to_string(p.cols));
+  }
+  void upload() override {
+    if (this->p_.in && this->p_.in != this->p_.out)
+      std::copy(this->p_.in, this->p_.in + this->p_.rows * this->p_.cols, this->p_.out);
+  }
+  void run() override {
+    transpose_in_place();
+    ++runs_;
+  }
+  void download() override {
+    if (runs_ % 2 == 0) run();
+  }
+
+ protected:
+  virtual void transpose_in_place() = 0;
+
+ private:
+  long runs_ = 0;
+};
+
+template <class T>
+class InplaceRefRunner final : public InplaceRunner<T> {
+ public:
+  using InplaceRunner<T>::InplaceRunner;
+
+ protected:
+  void transpose_in_place() override {
+    transpose_inplace_ref(this->p_.rows, this->p_.out, this->p_.conjugate);
+  }
+};
+
+template <class T>
+class InplaceBlockedRunner final : public InplaceRunner<T> {
+ public:
+  using InplaceRunner<T>::InplaceRunner;
+
+ protected:
+  void transpose_in_place() override {
+    transpose_cpu_inplace(this->p_.rows, this->p_.out, this->p_.conjugate,
+                          threads_for(this->p_.rows * this->p_.rows));
+  }
+};
+
+template <class I, class T>
+class CsrRefRunner final : public Runner {
+ public:
+  explicit CsrRefRunner(const CsrTransposeProblem<I, T>& p) : p_(p) {
+    transpose_shape(*p.a, *p.out);
+  }
+  void run() override { transpose_csr_ref(*p_.a, *p_.out, p_.conjugate); }
+
+ private:
+  CsrTransposeProblem<I, T> p_;
+};
+
+template <class I, class T>
+class Csr2CscRunner final : public Runner {
+ public:
+  explicit Csr2CscRunner(const CsrTransposeProblem<I, T>& p) : p_(p) {
+    transpose_shape(*p.a, *p.out);
+  }
+  void run() override {
+    transpose_cpu_csr2csc(*p_.a, *p_.out, p_.conjugate, threads_for(p_.a->nnz()), scratch_);
+  }
+
+ private:
+  CsrTransposeProblem<I, T> p_;
+  std::vector<I> scratch_;  // per-thread column counts, kept between runs
+};
+
+template <class R, class P>
+std::function<std::unique_ptr<Runner>(const P&)> make() {
+  return [](const P& p) -> std::unique_ptr<Runner> { return std::make_unique<R>(p); };
+}
+
+}  // namespace
+
+template <class T>
+const ImplList<DenseTransposeMake<T>>& transpose_dense_impls() {
+  using P = DenseTransposeProblem<T>;
+  static const ImplList<DenseTransposeMake<T>> list{
+      {"cpu-blocked", Device::cpu, "OpenMP, cache tiles read and written row by row",
+       make<BlockedRunner<T>, P>()},
+      {"ref", Device::cpu, "serial reference, naive double loop", make<RefRunner<T>, P>()},
+  };
+  return list;
+}
+
+template <class T>
+const ImplList<DenseTransposeMake<T>>& transpose_inplace_impls() {
+  using P = DenseTransposeProblem<T>;
+  static const ImplList<DenseTransposeMake<T>> list{
+      {"cpu-inplace", Device::cpu, "OpenMP, tile (I,J) swapped with tile (J,I); square only",
+       make<InplaceBlockedRunner<T>, P>()},
+      {"ref", Device::cpu, "serial reference, element swaps above the diagonal; square only",
+       make<InplaceRefRunner<T>, P>()},
+  };
+  return list;
+}
+
+template <class I, class T>
+const ImplList<CsrTransposeMake<I, T>>& transpose_csr_impls() {
+  using P = CsrTransposeProblem<I, T>;
+  static const ImplList<CsrTransposeMake<I, T>> list{
+      {"cpu-csr2csc", Device::cpu, "OpenMP counting sort: per-thread column counts, scatter",
+       make<Csr2CscRunner<I, T>, P>()},
+      {"ref", Device::cpu, "serial reference, counting sort by column",
+       make<CsrRefRunner<I, T>, P>()},
+  };
+  return list;
+}
+
+#define MM_TRANSPOSE_DENSE_IMPLS(T)                                           \
+  template const ImplList<DenseTransposeMake<T>>& transpose_dense_impls<T>(); \
+  template const ImplList<DenseTransposeMake<T>>& transpose_inplace_impls<T>();
+MM_TRANSPOSE_VALUE_TYPES(MM_TRANSPOSE_DENSE_IMPLS)
+
+#define MM_TRANSPOSE_CSR_IMPLS(I, T) \
+  template const ImplList<CsrTransposeMake<I, T>>& transpose_csr_impls<I, T>();
+MM_TRANSPOSE_INDEX_VALUE_TYPES(MM_TRANSPOSE_CSR_IMPLS)
+
+}  // namespace mm
