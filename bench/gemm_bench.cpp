@@ -1,0 +1,201 @@
+// GEMM benchmark: every CPU implementation's GFLOP/s beside OpenBLAS and the copy bandwidth.
+//
+// Formula: flops = 2*n^3 (C = A*B, all n x n); bytes = 3*n^2*sizeof(T) (A, B read, C written).
+// Each measurement: WARMUP untimed runs, then the median of REPEAT timed runs, the
+// implementations taking turns run by run. Square
+// inputs of uniform values in [-1, 1); n = 2048 is 32 MiB per double matrix (L2 is a few
+// MiB), so every run streams its panels from memory or L3. The naive `ref` is measured at
+// --ref-n (it is too slow for 2048) together with OpenBLAS at that size for its ratio.
+#include <omp.h>
+
+#include <cblas.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "bench_common.hpp"
+#include "gemm.hpp"
+
+namespace po = boost::program_options;
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+mm::Dense<T> random_square(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  mm::Dense<T> d(n, n);
+  for (auto& v : d.data) v = static_cast<T>(static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0);
+  return d;
+}
+
+struct Row {
+  std::string precision, impl;
+  std::int64_t n;
+  double seconds, gflops, gbps, vs_openblas, vs_copy, max_rel_diff;
+};
+
+// Largest |x - y| / max|y| between two results: a sanity check that what was timed is right.
+template <class T>
+double rel_diff(const mm::Dense<T>& x, const mm::Dense<T>& y) {
+  double err = 0, scale = 0;
+  for (std::size_t i = 0; i < x.data.size(); ++i) {
+    err = std::max(err, std::abs(static_cast<double>(x.data[i]) - static_cast<double>(y.data[i])));
+    scale = std::max(scale, std::abs(static_cast<double>(y.data[i])));
+  }
+  return scale > 0 ? err / scale : err;
+}
+
+template <class T>
+void run_size(const std::string& prec, std::int64_t n, const std::vector<std::string>& names,
+              int warmup, int repeat, double copy, int threads, std::vector<Row>& rows) {
+  const auto a = random_square<T>(n, 1), b = random_square<T>(n, 2);
+  const double flops = mm::gemm_flops(n, n, n, false), bytes = mm::gemm_bytes(n, n, n, sizeof(T));
+  struct Entry {
+    std::string name;
+    mm::Dense<T> c;
+    std::unique_ptr<mm::Runner> r;
+    std::vector<double> t;
+  };
+  std::vector<Entry> es;
+  for (const auto& name : names) {
+    const auto& impl = mm::pick_impl(mm::gemm_impls<T>(), "gemm", name, mm::Device::cpu);
+    Entry e{name, mm::Dense<T>(n, n), nullptr, {}};
+    try {
+      e.r = impl.make(mm::GemmProblem<T>{&a, &b, &e.c, T(1)});
+    } catch (const mm::DeviceError& err) {
+      std::cerr << "gemm_bench: skipping " << name << ": " << err.what() << "\n";
+      continue;
+    }
+    es.push_back(std::move(e));
+  }
+  for (auto& e : es)  // each runner binds e.c by address: bind again now that es is stable
+    e.r = mm::pick_impl(mm::gemm_impls<T>(), "gemm", e.name, mm::Device::cpu)
+              .make(mm::GemmProblem<T>{&a, &b, &e.c, T(1)});
+  // Round robin: the machine is shared, so every implementation sees the same spells of
+  // contention rather than one of them catching a busy minute.
+  for (int k = 0; k < warmup + repeat; ++k)
+    for (auto& e : es) {
+      mm::Stopwatch w;
+      e.r->run();
+      if (k >= warmup) e.t.push_back(w.seconds());
+    }
+  const Entry* blas = nullptr;
+  for (const auto& e : es)
+    if (e.name == "openblas") blas = &e;
+  const double blas_t = blas ? mm::summarize(blas->t).median : NAN;
+  for (const auto& e : es) {
+    const double t = mm::summarize(e.t).median;
+    Row row{prec,
+            e.name,
+            n,
+            t,
+            flops / t * 1e-9,
+            bytes / t * 1e-9,
+            blas_t / t,
+            0,
+            blas ? rel_diff(e.c, blas->c) : NAN};
+    row.vs_copy = row.gbps / copy;
+    json j = mm::bench::context("gemm_bench", threads);
+    j.update({{"precision", prec},
+              {"impl", e.name},
+              {"n", n},
+              {"seconds", t},
+              {"gflops", row.gflops},
+              {"gbps", row.gbps},
+              {"copy_gbps", copy},
+              {"vs_openblas", row.vs_openblas},
+              {"max_rel_diff_vs_openblas", row.max_rel_diff}});
+    mm::bench::emit(j);
+    rows.push_back(row);
+  }
+}
+
+std::string markdown(const std::vector<Row>& rows, double copy) {
+  std::ostringstream s;
+  s << "| precision | n | impl | median s | GFLOP/s | x OpenBLAS | GB/s (formula) | x copy | max "
+       "rel diff |\n"
+    << "|---|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : rows)
+    s << "| " << r.precision << " | " << r.n << " | " << r.impl << " | " << std::setprecision(4)
+      << r.seconds << " | " << std::fixed << std::setprecision(1) << r.gflops << " | "
+      << std::setprecision(2) << r.vs_openblas << " | " << std::setprecision(2) << r.gbps << " | "
+      << std::setprecision(3) << r.vs_copy << " | " << std::scientific << std::setprecision(1)
+      << r.max_rel_diff << std::defaultfloat << " |\n";
+  s << "\nCopy bandwidth (read + write, same run): " << std::fixed << std::setprecision(1) << copy
+    << " GB/s\n";
+  return s.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // OpenMP's and OpenBLAS's idle threads spin-wait after each call; on two cores the spinning
+  // pool of one library steals the cores of the next, and the implementations take turns
+  // here. Both pools must sleep when idle, set before either library starts: run again so.
+  if (!std::getenv("OMP_WAIT_POLICY") || !std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
+    setenv("OMP_WAIT_POLICY", "passive", 0);
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+    execv("/proc/self/exe", argv);
+    std::cerr << "gemm_bench: cannot run again with passive thread pools; idle threads will spin\n";
+  }
+  std::int64_t n = 2048, ref_n = 512;
+  int warmup = 1, repeat = 5, threads = 0;
+  std::string md;
+  std::vector<std::string> precisions{"double", "single"};
+  po::options_description opts("gemm_bench options");
+  opts.add_options()("help,h", "this help")("n", po::value(&n)->default_value(n),
+                                            "size of the main run")(
+      "ref-n", po::value(&ref_n)->default_value(ref_n),
+      "size of the run with the naive ref (0: none)")(
+      "warmup", po::value(&warmup)->default_value(warmup), "untimed runs first")(
+      "repeat", po::value(&repeat)->default_value(repeat), "timed runs (median reported)")(
+      "threads", po::value(&threads)->default_value(threads),
+      "OpenMP and OpenBLAS threads (0: all cores)")(
+      "precision", po::value(&precisions)->multitoken(), "double and/or single")(
+      "markdown", po::value(&md), "also write the table as Markdown to this path");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, opts), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "gemm_bench: " << e.what() << "\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << "gemm_bench: C = A*B on n x n inputs; flops = 2*n^3, bytes = 3*n^2*sizeof(T).\n"
+              << opts;
+    return 0;
+  }
+  if (threads <= 0) threads = omp_get_num_procs();
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+  const double copy = mm::bench::copy_gbps(std::size_t{256} << 20, threads);
+  std::vector<Row> rows;
+  const std::vector<std::string> fast{"openblas", "cpu-blocked", "blocked-avx2", "blocked-sse2",
+                                      "cpu-rows"};
+  for (const auto& p : precisions) {
+    if (p == "double") {
+      run_size<double>(p, n, fast, warmup, repeat, copy, threads, rows);
+      if (ref_n > 0)
+        run_size<double>(p, ref_n, {"openblas", "cpu-blocked", "ref"}, warmup, repeat, copy,
+                         threads, rows);
+    } else {
+      run_size<float>(p, n, fast, warmup, repeat, copy, threads, rows);
+      if (ref_n > 0)
+        run_size<float>(p, ref_n, {"openblas", "cpu-blocked", "ref"}, warmup, repeat, copy, threads,
+                        rows);
+    }
+  }
+  const std::string table = markdown(rows, copy);
+  std::cerr << table;
+  if (!md.empty()) std::ofstream(md) << table;
+  return 0;
+}

@@ -1,0 +1,97 @@
+// The GEMM implementations by name, best first for each device.
+#include <cblas.h>
+
+#include "gemm.hpp"
+#include "instantiate.hpp"
+
+namespace mm {
+
+namespace {
+
+// Binds a kernel with gemm_ref's signature; C is written whole on every run (beta = 0).
+template <class T, void (*F)(const Dense<T>&, const Dense<T>&, Dense<T>&, T, T)>
+class PlainRunner final : public Runner {
+ public:
+  explicit PlainRunner(const GemmProblem<T>& p) : p_(p) {}
+  void run() override { F(*p_.a, *p_.b, *p_.c, p_.alpha, T{}); }
+
+ private:
+  GemmProblem<T> p_;
+};
+
+template <class T>
+class BlockedRunner final : public Runner {
+ public:
+  BlockedRunner(const GemmProblem<T>& p, GemmKernel k) : p_(p), k_(k) {
+    if (!gemm_kernel_supported(k))
+      throw DeviceError("--impl " +
+                        std::string(k == GemmKernel::avx512 ? "blocked-avx512" : "blocked-avx2") +
+                        ": this CPU lacks the instructions");
+  }
+  void run() override { gemm_cpu_blocked(*p_.a, *p_.b, *p_.c, p_.alpha, T{}, k_); }
+
+ private:
+  GemmProblem<T> p_;
+  GemmKernel k_;
+};
+
+template <class T, void (*F)(const Dense<T>&, const Dense<T>&, Dense<T>&, T, T)>
+GemmMake<T> plain() {
+  return [](const GemmProblem<T>& p) -> std::unique_ptr<Runner> {
+    return std::make_unique<PlainRunner<T, F>>(p);
+  };
+}
+
+template <class T>
+GemmMake<T> blocked(GemmKernel k) {
+  return [k](const GemmProblem<T>& p) -> std::unique_ptr<Runner> {
+    return std::make_unique<BlockedRunner<T>>(p, k);
+  };
+}
+
+}  // namespace
+
+template <class T>
+const ImplList<GemmMake<T>>& gemm_impls() {
+  static const ImplList<GemmMake<T>> list = [] {
+    ImplList<GemmMake<T>> l;
+    l.push_back({"cpu-blocked", Device::cpu,
+                 "OpenMP, packed cache blocks, register tile (" +
+                     gemm_kernel_name<T>(GemmKernel::best) + " here)",
+                 blocked<T>(GemmKernel::best)});
+    l.push_back({"openblas", Device::cpu,
+                 std::string("OpenBLAS cblas_?gemm (") + openblas_get_corename() + ")",
+                 plain<T, gemm_openblas<T>>()});
+    if constexpr (!is_complex_v<T>) {  // complex always takes the portable kernel
+      l.push_back({"blocked-avx512", Device::cpu,
+                   "cpu-blocked with the " +
+                       std::string(gemm_kernel_supported(GemmKernel::avx512)
+                                       ? gemm_kernel_name<T>(GemmKernel::avx512)
+                                       : "AVX-512 (absent on this CPU)") +
+                       " kernel",
+                   blocked<T>(GemmKernel::avx512)});
+      l.push_back({"blocked-avx2", Device::cpu,
+                   "cpu-blocked with the " +
+                       std::string(gemm_kernel_supported(GemmKernel::avx2)
+                                       ? gemm_kernel_name<T>(GemmKernel::avx2)
+                                       : "AVX2 (absent on this CPU)") +
+                       " kernel",
+                   blocked<T>(GemmKernel::avx2)});
+      l.push_back({"blocked-sse2", Device::cpu,
+                   "cpu-blocked with the " + gemm_kernel_name<T>(GemmKernel::portable) +
+                       " plain-C++ kernel (SSE2)",
+                   blocked<T>(GemmKernel::portable)});
+    }
+    l.push_back({"cpu-rows", Device::cpu, "OpenMP over rows, i-k-j loops, no blocking",
+                 plain<T, gemm_cpu_rows<T>>()});
+    l.push_back(
+        {"ref", Device::cpu, "serial reference, naive i-j-k loops", plain<T, gemm_ref<T>>()});
+    return l;
+  }();
+  return list;
+}
+
+#define MM_GEMM_IMPLS(T) template const ImplList<GemmMake<T>>& gemm_impls<T>();
+MM_FOR_VALUE_TYPES(MM_GEMM_IMPLS)
+
+}  // namespace mm

@@ -1,0 +1,134 @@
+# mmmul through the real binary: every mode and implementation against SciPy/NumPy
+# (A@B written by scipy.io.mmwrite, compared with mmcheck compare), pipes and '-',
+# the timing record's work formula, usage errors and refused inputs.
+source "$(dirname "$0")/common.bash"
+
+# ---- help, implementations, usage and device errors -----------------------------------------
+expect_exit 0 mmmul --help
+grep -q '^mmmul .* -o C.mtx' "$TMP/out" && pass "--help has examples" || fail "--help lacks examples"
+grep -q 'flops = 2\*m\*n\*k' "$TMP/out" && pass "--help states the GEMM formula" || fail "--help lacks the formula"
+expect_exit 0 mmmul --list-impls
+for section in gemm spgemm spmm dsmm; do
+  grep -q "^$section (" "$TMP/out" && pass "--list-impls has $section" || fail "--list-impls lacks $section"
+done
+for impl in cpu-blocked openblas ref cpu-spgemm; do
+  grep -q "^$impl " "$TMP/out" && pass "--list-impls has $impl" || fail "--list-impls lacks $impl"
+done
+expect_exit 2 mmmul "$CORPUS/west0067.mtx"
+expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx"
+expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode bogus
+expect_stderr "--mode must be"
+expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --impl cpu-blocked
+expect_stderr "unknown --impl 'cpu-blocked' for spgemm; one of: cpu-spgemm, ref"
+expect_exit 2 mmmul - - <"$CORPUS/west0067.mtx"
+expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --device cuda -o "$TMP/cuda.mtx"
+[[ ! -e $TMP/cuda.mtx ]] && pass "--device cuda wrote nothing" || fail "--device cuda left an output"
+
+# ---- refused inputs: exit 3, nothing written, an existing target untouched -------------------
+expect_exit 3 mmmul "$CORPUS/lp_afiro.mtx" "$CORPUS/lp_afiro.mtx" -o "$TMP/none.mtx"
+expect_stderr 'inner dimensions differ: A \(.*lp_afiro\.mtx\) is 27x51, B \(.*lp_afiro\.mtx\) is 27x51'
+[[ ! -e $TMP/none.mtx ]] && pass "mismatch wrote nothing" || fail "mismatch left an output"
+echo "keep me" >"$TMP/target.mtx"
+expect_exit 3 mmmul "$CORPUS/full.mtx" "$CORPUS/lp_afiro.mtx" -o "$TMP/target.mtx"
+[[ $(cat "$TMP/target.mtx") == "keep me" ]] && pass "existing target untouched" || fail "target overwritten"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 3 1\n' >"$TMP/bad.mtx"
+expect_exit 3 mmmul "$TMP/bad.mtx" "$CORPUS/cage5.mtx" -o "$TMP/target.mtx"
+expect_stderr 'bad\.mtx:3: column index 3 out of range'
+expect_exit 3 mmmul "$CORPUS/cage5.mtx" "$TMP/bad.mtx" -o "$TMP/target.mtx"
+[[ $(cat "$TMP/target.mtx") == "keep me" ]] && pass "target untouched after a malformed B" || fail "target overwritten"
+
+# ---- inputs SciPy will multiply --------------------------------------------------------------
+mmgen dense --rows 70 --cols 300 --lo -1 --hi 1 --seed 1 -o "$TMP/D1.mtx"
+mmgen dense --rows 300 --cols 45 --lo -1 --hi 1 --seed 2 -o "$TMP/D2.mtx"
+mmgen sparse --rows 45 --cols 300 --nnz-per-row 12 --lo -1 --hi 1 --seed 3 -o "$TMP/S1.mtx"
+mmgen sparse --rows 300 --cols 80 --nnz-per-row 6 --lo -1 --hi 1 --seed 4 -o "$TMP/S2.mtx"
+"$PY" - "$CORPUS" "$TMP" <<'EOF'
+import sys, numpy as np, scipy.io as sio, scipy.sparse as sp
+corpus, tmp = sys.argv[1], sys.argv[2]
+def rd(p): return sio.mmread(p)
+def csr(p): return sp.csr_matrix(rd(p))
+def save(name, m): sio.mmwrite(f"{tmp}/{name}", m, precision=17)
+afiro = csr(f"{corpus}/lp_afiro.mtx")
+save("afiroT.mtx", afiro.T.tocoo())
+for name in ["bcsstk13", "west0479", "young1c", "dwt_992"]:
+    a = csr(f"{corpus}/{name}.mtx")
+    save(f"sq_{name}.mtx", (a @ a).tocoo())
+save("sq_afiro.mtx", (afiro.T @ afiro).tocoo())
+d1, d2, s1, s2 = rd(f"{tmp}/D1.mtx"), rd(f"{tmp}/D2.mtx"), csr(f"{tmp}/S1.mtx"), csr(f"{tmp}/S2.mtx")
+save("gemm.mtx", 2.5 * (d1 @ d2))
+save("spmm.mtx", np.asarray(s1 @ d2))
+save("dsmm.mtx", np.asarray(d1 @ s2.toarray()))
+save("spgemm_rect.mtx", (s1 @ s2).tocoo())
+EOF
+[[ -s $TMP/sq_bcsstk13.mtx && -s $TMP/gemm.mtx ]] && pass "SciPy wrote the references" || fail "SciPy failed"
+
+# ---- sparse x sparse against SciPy, every implementation ------------------------------------
+for impl in cpu-spgemm ref; do
+  for name in bcsstk13 west0479 young1c dwt_992; do
+    expect_exit 0 mmmul "$CORPUS/$name.mtx" "$CORPUS/$name.mtx" --impl "$impl" -o "$TMP/C.mtx"
+    expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/sq_$name.mtx" --rtol 1e-12 --atol 1e-3
+  done
+  expect_exit 0 mmmul "$TMP/afiroT.mtx" "$CORPUS/lp_afiro.mtx" --impl "$impl" -o "$TMP/C.mtx"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/sq_afiro.mtx" --rtol 1e-13
+  expect_exit 0 mmmul "$TMP/S1.mtx" "$TMP/S2.mtx" --impl "$impl" -o "$TMP/C.mtx"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/spgemm_rect.mtx" --rtol 1e-12 --atol 1e-14
+done
+head -1 "$TMP/C.mtx" | grep -q 'coordinate real general' && pass "SpGEMM writes a coordinate file" ||
+  fail "SpGEMM output: $(head -1 "$TMP/C.mtx")"
+# bcsstk13's entries reach 1e10: the absolute tolerance above is 1e-3 against products of 1e20.
+# Single precision, through pipes and '-' on either side.
+cat "$CORPUS/west0479.mtx" | mmmul - "$CORPUS/west0479.mtx" --precision single | mmcheck compare - "$TMP/sq_west0479.mtx" --rtol 1e-5 --atol 1e-2 >/dev/null &&
+  pass "single-precision SpGEMM through a pipe" || fail "single-precision SpGEMM through a pipe"
+mmmul "$CORPUS/west0479.mtx" - <"$CORPUS/west0479.mtx" >"$TMP/C.mtx" && mmcheck compare "$TMP/C.mtx" "$TMP/sq_west0479.mtx" --rtol 1e-12 --atol 1e-9 >/dev/null &&
+  pass "B from standard input" || fail "B from standard input"
+
+# ---- dense x dense (every GEMM implementation), sparse x dense, dense x sparse ---------------
+for impl in $(mmmul --list-impls --mode gemm | awk 'NR > 1 {print $1}'); do
+  expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/D2.mtx" --alpha 2.5 --impl "$impl" -o "$TMP/C.mtx"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/gemm.mtx" --rtol 1e-12 --atol 1e-12
+  expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/D2.mtx" --alpha 2.5 --impl "$impl" --precision single -o "$TMP/C.mtx"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/gemm.mtx" --rtol 1e-4 --atol 1e-4
+done
+head -1 "$TMP/C.mtx" | grep -q 'array real general' && pass "GEMM writes an array file" || fail "GEMM output"
+for impl in cpu ref; do
+  expect_exit 0 mmmul "$TMP/S1.mtx" "$TMP/D2.mtx" --impl "$impl" -o "$TMP/C.mtx"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/spmm.mtx" --rtol 1e-12 --atol 1e-13
+  expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/S2.mtx" --impl "$impl" -o "$TMP/C.mtx"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/dsmm.mtx" --rtol 1e-12 --atol 1e-13
+done
+# --mode converts: two coordinate files multiplied densely, two arrays sparsely.
+mmgen dense --rows 45 --cols 300 --lo -1 --hi 1 --seed 9 | mmmul - "$TMP/D2.mtx" --mode spgemm -o "$TMP/C.mtx"
+"$PY" -c "import scipy.io as s; s.mmwrite('$TMP/ref9.mtx', s.mmread('/dev/stdin') @ s.mmread('$TMP/D2.mtx'), precision=17)" \
+  < <(mmgen dense --rows 45 --cols 300 --lo -1 --hi 1 --seed 9)
+head -1 "$TMP/C.mtx" | grep -q coordinate && mmcheck compare "$TMP/C.mtx" "$TMP/ref9.mtx" --rtol 1e-12 --atol 1e-13 >/dev/null &&
+  pass "--mode spgemm on arrays" || fail "--mode spgemm on arrays"
+mmmul "$CORPUS/west0479.mtx" "$CORPUS/west0479.mtx" --mode gemm -o "$TMP/C.mtx"
+head -1 "$TMP/C.mtx" | grep -q array && mmcheck compare "$TMP/C.mtx" "$TMP/sq_west0479.mtx" --rtol 1e-12 --atol 1e-9 >/dev/null &&
+  pass "--mode gemm on coordinate files" || fail "--mode gemm on coordinate files"
+
+# ---- the timing record: work by the stated formulas --------------------------------------------
+expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/D2.mtx" -q --repeat 3 --warmup 1 --timing "$TMP/t.jsonl"
+[[ ! -s $TMP/out ]] && pass "-q writes no matrix" || fail "-q wrote output"
+expect_exit 0 mmmul "$CORPUS/west0479.mtx" "$CORPUS/west0479.mtx" -q --timing "$TMP/t.jsonl"
+expect_exit 0 mmmul "$TMP/S1.mtx" "$TMP/D2.mtx" -q --timing "$TMP/t.jsonl"
+expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/S2.mtx" -q --timing "$TMP/t.jsonl" --threads 1
+while read -r verdict msg; do
+  if [[ $verdict == PASS ]]; then pass "$msg"; else fail "$msg"; fi
+done < <("$PY" - "$TMP" "$CORPUS" <<'EOF'
+import json, sys, scipy.io as sio, scipy.sparse as sp
+tmp, corpus = sys.argv[1], sys.argv[2]
+recs = [json.loads(l) for l in open(f"{tmp}/t.jsonl")]
+w = sp.csr_matrix(sio.mmread(f"{corpus}/west0479.mtx"))
+s1, s2 = sp.csr_matrix(sio.mmread(f"{tmp}/S1.mtx")), sp.csr_matrix(sio.mmread(f"{tmp}/S2.mtx"))
+w.sum_duplicates()
+want = [("gemm", 2 * 70 * 45 * 300), ("spgemm", 2 * sum(w.indptr[k + 1] - w.indptr[k] for k in w.indices)),
+        ("spmm", 2 * s1.nnz * 45), ("dsmm", 2 * 70 * s2.nnz)]
+for r, (mode, flops) in zip(recs, want):
+    ok = r["tool"] == "mmmul" and r.get("mode") == mode and abs(r["flops"] - flops) <= 1e-9 * flops
+    print("PASS" if ok else "FAIL", f"{mode} record: flops {r.get('flops')} (formula {flops}), impl {r.get('impl')}")
+print("PASS" if recs[0]["phases"]["compute"]["repeats"] == 3 else "FAIL", "gemm record has 3 repeats")
+print("PASS" if len(recs) == 4 else "FAIL", f"{len(recs)} records")
+EOF
+)
+
+finish

@@ -1,0 +1,149 @@
+// GEMM: every implementation against the naive reference on awkward shapes and the corpus.
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include "gemm.hpp"
+#include "random_matrices.hpp"
+#include "test_helpers.hpp"
+
+namespace mm {
+namespace {
+
+template <class T>
+class GemmTypes : public ::testing::Test {};
+using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(GemmTypes, Types);
+
+struct Dims {
+  std::int64_t m, n, k;
+};
+
+// Around every tile edge (MR 2..8, NR 4..48), a K panel (KC 128/256) and an NC panel
+// (1024..3072) boundary, several MC blocks of rows, and the empty cases.
+std::vector<Dims> awkward_dims() {
+  return {{1, 1, 1},    {31, 31, 31},  {33, 33, 33},   {1000, 7, 5}, {5, 1000, 9},
+          {17, 300, 1}, {300, 17, 40}, {401, 50, 260}, {9, 3100, 3}, {25, 49, 513},
+          {0, 5, 5},    {5, 0, 5},     {5, 5, 0},      {1, 97, 1}};
+}
+
+std::string name(const Dims& d) {
+  return std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k);
+}
+
+TEST(Gemm, ReferenceByHand) {
+  Dense<double> a(2, 3), b(3, 2), c(2, 2);
+  a.data = {1, 2, 3, 4, 5, 6};
+  b.data = {7, 8, 9, 10, 11, 12};
+  c.data = {1, 1, 1, 1};
+  gemm_ref(a, b, c, 2.0, -1.0);
+  // A*B = [58 64; 139 154]
+  EXPECT_EQ(c.data, (std::vector<double>{115, 127, 277, 307}));
+}
+
+TEST(Gemm, ShapeMismatchIsAnInputError) {
+  Dense<double> a(2, 3), b(4, 2), c(2, 2);
+  for (const auto& impl : gemm_impls<double>()) {
+    GemmProblem<double> p{&a, &b, &c, 1.0};
+    try {
+      impl.make(p)->run();
+      ADD_FAILURE() << impl.name << " accepted 2x3 times 4x2";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("2x3"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("4x2"), std::string::npos) << e.what();
+    } catch (const DeviceError&) {  // a kernel this CPU lacks
+    }
+  }
+}
+
+// Every registered implementation through its Runner, output poisoned, run twice.
+TYPED_TEST(GemmTypes, EveryImplMatchesRef) {
+  using T = TypeParam;
+  std::uint64_t seed = 1;
+  for (const Dims& d : awkward_dims()) {
+    const auto a = test::random_dense<T>(d.m, d.k, seed++);
+    const auto b = test::random_dense<T>(d.k, d.n, seed++);
+    Dense<T> want(d.m, d.n);
+    gemm_ref(a, b, want, T(-1.5), T{});
+    for (const auto& impl : gemm_impls<T>()) {
+      Dense<T> c(d.m, d.n, test::poison<T>());
+      std::unique_ptr<Runner> r;
+      try {
+        r = impl.make(GemmProblem<T>{&a, &b, &c, T(-1.5)});
+      } catch (const DeviceError& e) {
+        GTEST_LOG_(INFO) << "skipping " << impl.name << ": " << e.what();
+        continue;
+      }
+      r->run();
+      r->run();
+      test::expect_close(c.data, want.data, test::tolerance<T>(d.k), impl.name + " on " + name(d));
+    }
+  }
+}
+
+// The blocked driver's beta path and every kernel family, on one thread and on three.
+TYPED_TEST(GemmTypes, BlockedKernelsWithBeta) {
+  using T = TypeParam;
+  const int saved = omp_get_max_threads();
+  std::uint64_t seed = 100;
+  for (const int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    for (const GemmKernel k :
+         {GemmKernel::portable, GemmKernel::avx2, GemmKernel::avx512, GemmKernel::best}) {
+      if (!gemm_kernel_supported(k)) continue;
+      for (const Dims& d : awkward_dims()) {
+        const auto a = test::random_dense<T>(d.m, d.k, seed++);
+        const auto b = test::random_dense<T>(d.k, d.n, seed++);
+        const auto c0 = test::random_dense<T>(d.m, d.n, seed++);
+        Dense<T> want = c0, got = c0;
+        gemm_ref(a, b, want, T(0.5), T(-2));
+        gemm_cpu_blocked(a, b, got, T(0.5), T(-2), k);
+        test::expect_close(got.data, want.data, test::tolerance<T>(d.k),
+                           gemm_kernel_name<T>(k) + " beta=-2 on " + name(d) + " threads " +
+                               std::to_string(threads));
+      }
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
+TEST(Gemm, KernelNamesSayWhatRuns) {
+  EXPECT_EQ(gemm_kernel_name<double>(GemmKernel::portable), "portable 4x4");
+  EXPECT_EQ(gemm_kernel_name<float>(GemmKernel::portable), "portable 4x8");
+  if (gemm_kernel_supported(GemmKernel::avx512))
+    EXPECT_EQ(gemm_kernel_name<double>(GemmKernel::best), "avx512 8x24");
+  else
+    EXPECT_THROW(gemm_kernel_name<double>(GemmKernel::avx512), DeviceError);
+}
+
+// Dense forms of the small corpus files times their transposes (every file has a product
+// with its transpose whatever its shape), every implementation against ref.
+TEST(Gemm, EveryImplOnTheCorpus) {
+  using T = std::complex<double>;
+  int tested = 0;
+  for (const auto& f : test::corpus_files()) {
+    const MtxMatrix m = read_mtx(f);
+    if (m.header.rows * m.header.cols > 700 * 700) continue;  // ref is cubic
+    const Dense<T> a = to_dense<T>(m);
+    Dense<T> at(a.cols, a.rows);
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      for (std::int64_t j = 0; j < a.cols; ++j) at(j, i) = a(i, j);
+    Dense<T> want(a.rows, a.rows);
+    gemm_ref(a, at, want, T(1), T{});
+    for (const auto& impl : gemm_impls<T>()) {
+      Dense<T> c(a.rows, a.rows, test::poison<T>());
+      impl.make(GemmProblem<T>{&a, &at, &c, T(1)})->run();
+      // The corpus holds inf and nan on purpose: compare finite results only.
+      for (std::size_t i = 0; i < c.data.size(); ++i) {
+        if (!std::isfinite(std::abs(want.data[i]))) continue;
+        ASSERT_LE(std::abs(c.data[i] - want.data[i]), 1e-10 * (1 + std::abs(want.data[i])))
+            << impl.name << " on " << f << " element " << i;
+      }
+    }
+    ++tested;
+  }
+  EXPECT_GE(tested, 10);
+}
+
+}  // namespace
+}  // namespace mm
