@@ -1,0 +1,177 @@
+// Jacobi iteration: on a sparse system A x = b, and on the heated-room Poisson stencil
+// (2D/3D grid updated in place, no matrix stored). Declarations for every backend.
+//
+// Stopping (both forms): iteration k computes x_k from x_{k-1} (x_0 = 0; the grid starts
+// with its walls and a zero interior). Every CHECK_EVERY-th iteration, and at the last one
+// allowed, the change ||x_k - x_{k-1}||_2 is computed (the plain Euclidean norm over all
+// unknowns, accumulated in double; for the grid the interior points, which is also the
+// Frobenius norm of u_new - u_old since the walls never change). With TOL >= 0 the
+// iteration stops at the first checked k whose change is <= TOL; it stops in any case
+// after MAX_ITER iterations.
+//
+// Work formulas (the record's flops and bytes), for ITERATIONS iterations:
+//   system:  flops = iterations * (2*nnz + 3*n): per row, 2 per off-diagonal entry (multiply,
+//            add), 1 subtraction from b_i, 1 multiplication by 1/a_ii and 3 for the change
+//            (subtract, square, add) = 2*(nnz-n) + 5*n. Complex values: 4x those counts.
+//            bytes = iterations * (nnz*(value+index) + (n+1)*index + 4*n*value): the matrix,
+//            x_{k-1}, b and 1/diag read once, x_k written once (x's neighbours from cache).
+//   stencil: flops = iterations * interior * (8 in 3D, 6 in 2D): the neighbour sum and h^2 f
+//            (6 adds in 3D, 4 in 2D), 1 multiply by 1/6 (1/4), 1 fused multiply-add of the
+//            squared change. bytes = iterations * interior * 2*value (16 B in double: u_old
+//            read once, u_new written once, neighbours from cache).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "impl.hpp"
+#include "mm/matrix.hpp"
+
+namespace mm {
+
+struct JacobiStop {
+  std::int64_t max_iter = 1;
+  double tol = -1;  // < 0: no tolerance, exactly MAX_ITER iterations
+  std::int64_t check_every = 1;
+};
+
+struct JacobiResult {
+  std::int64_t iterations = 0;
+  double norm = -1;        // the last change computed; -1 before any was computed
+  bool converged = false;  // TOL was given and reached (always false without TOL)
+};
+
+// Whether iteration K (1-based) computes the change.
+inline bool jacobi_checks(const JacobiStop& s, std::int64_t k) {
+  return k % s.check_every == 0 || k == s.max_iter;
+}
+
+// ---- the sparse (or dense) system ------------------------------------------------------
+
+// A square with no zero on its diagonal (jacobi_zero_diagonal_row finds the first such row).
+// X holds n values and gets x_k; runs start again from x_0 = 0 every time.
+template <class I, class T>
+struct JacobiProblem {
+  const Csr<I, T>* a = nullptr;
+  const T* b = nullptr;
+  T* x = nullptr;
+  JacobiStop stop;
+  JacobiResult* result = nullptr;  // written by every run
+};
+
+template <class I, class T>
+using JacobiMake = std::function<std::unique_ptr<Runner>(const JacobiProblem<I, T>&)>;
+
+template <class I, class T>
+const ImplList<JacobiMake<I, T>>& jacobi_impls();
+
+// First row (0-based) whose diagonal entry is zero or absent; -1 when there is none.
+template <class I, class T>
+std::int64_t jacobi_zero_diagonal_row(const Csr<I, T>& a);
+// First row (0-based) with |a_ii| <= sum_{j != i} |a_ij| (not strictly dominant); -1: none.
+template <class I, class T>
+std::int64_t jacobi_not_dominant_row(const Csr<I, T>& a);
+
+template <class I, class T>
+double jacobi_flops(const Csr<I, T>& a, std::int64_t iterations) {
+  const double per = 2.0 * static_cast<double>(a.nnz()) + 3.0 * static_cast<double>(a.rows);
+  return (is_complex_v<T> ? 4.0 : 1.0) * per * static_cast<double>(iterations);
+}
+template <class I, class T>
+double jacobi_bytes(const Csr<I, T>& a, std::int64_t iterations) {
+  const double s = sizeof(T), i = sizeof(I), n = static_cast<double>(a.rows);
+  return (static_cast<double>(a.nnz()) * (s + i) + (n + 1) * i + 4 * n * s) *
+         static_cast<double>(iterations);
+}
+
+// Serial reference: x_k[i] = (b_i - sum_{j != i} a_ij x_{k-1}[j]) / a_ii, row by row.
+template <class I, class T>
+JacobiResult jacobi_ref(const Csr<I, T>& a, const T* b, T* x, const JacobiStop& stop);
+
+// OpenMP: the off-diagonal part and 1/diag prepared once (OFFDIAG, INV_DIAG, by
+// jacobi_split_diagonal); each iteration one parallel pass over the rows, updating and
+// reducing the change together. X_OLD is scratch of n values.
+template <class I, class T>
+void jacobi_split_diagonal(const Csr<I, T>& a, Csr<I, T>& offdiag, std::vector<T>& inv_diag);
+template <class I, class T>
+JacobiResult jacobi_cpu(const Csr<I, T>& offdiag, const std::vector<T>& inv_diag, const T* b, T* x,
+                        std::vector<T>& x_old, const JacobiStop& stop);
+
+// ---- the heated-room stencil -----------------------------------------------------------
+//
+// [-1,1]^DIM with N points a side (walls included), h = 2/(N-1). u = 20 on every wall
+// except u = 0 on y = -1 (where walls meet, y = -1 wins; those edge points are never read).
+// A radiator f = 200 in x in [-1,-3/8], y in [-1,-1/2] (3D: and z in [-2/3,0]); f = 0
+// elsewhere. Update u = (sum of the 2*DIM neighbours + h^2 f) * (1/(2*DIM)).
+// Layout: x fastest, then y, then z: u[(k*N + j)*N + i] is the point (x_i, y_j, z_k),
+// x_i = -1 + i*h. Written as a dense array, 2D is N x N with entry (j+1, i+1) and 3D is
+// N^2 x N with entry (k*N + j + 1, i + 1): the array's rows are the grid's rows of x.
+
+// Points [lo, hi] (lo > hi: none) of one axis whose coordinate lies in [a, b], edges
+// included (with a tolerance of 1e-9 h for coordinates that are on an edge in exact terms).
+struct IndexRange {
+  std::int64_t lo = 1, hi = 0;
+  bool contains(std::int64_t i) const { return i >= lo && i <= hi; }
+};
+IndexRange heated_room_range(std::int64_t n, double a, double b);
+
+struct HeatedRoom {
+  int dim = 3;
+  std::int64_t n = 3;     // points a side, >= 3
+  IndexRange rx, ry, rz;  // the radiator's points per axis (rz unused in 2D)
+  double h2f = 0;         // h^2 * 200
+  std::int64_t points() const { return dim == 3 ? n * n * n : n * n; }
+  std::int64_t interior() const {
+    const std::int64_t m = n - 2;
+    return dim == 3 ? m * m * m : m * m;
+  }
+};
+HeatedRoom heated_room(int dim, std::int64_t n);
+
+// The starting grid: walls set, interior 0.
+template <class T>
+void heated_room_init(const HeatedRoom& room, T* u);
+
+// U gets the grid after the run (N^DIM values); runs start again from the initial grid.
+template <class T>
+struct StencilProblem {
+  HeatedRoom room;
+  T* u = nullptr;
+  JacobiStop stop;
+  JacobiResult* result = nullptr;
+};
+
+template <class T>
+using StencilMake = std::function<std::unique_ptr<Runner>(const StencilProblem<T>&)>;
+
+template <class T>
+const ImplList<StencilMake<T>>& stencil_impls();
+
+inline double stencil_flops(const HeatedRoom& r, std::int64_t iterations) {
+  return (r.dim == 3 ? 8.0 : 6.0) * static_cast<double>(r.interior()) *
+         static_cast<double>(iterations);
+}
+template <class T>
+double stencil_bytes(const HeatedRoom& r, std::int64_t iterations) {
+  return 2.0 * sizeof(T) * static_cast<double>(r.interior()) * static_cast<double>(iterations);
+}
+
+// One sweep each: U_NEW's interior from U_OLD (walls untouched); returns the squared change
+// when NORM, else 0. Ref: a plain loop nest; cpu: OpenMP over the slowest index, the
+// innermost loop contiguous and vectorised, the change reduced in the same pass.
+template <class T>
+double stencil_sweep_ref(const HeatedRoom& r, const T* u_old, T* u_new, bool norm);
+template <class T>
+double stencil_sweep_cpu(const HeatedRoom& r, const T* u_old, T* u_new, bool norm);
+
+// Iterates SWEEP from the initial grid in two buffers swapped each iteration; U_A and U_B
+// hold N^DIM values each, and the result is left in U_A.
+template <class T>
+using StencilSweep = double (*)(const HeatedRoom&, const T*, T*, bool);
+template <class T>
+JacobiResult stencil_iterate(const HeatedRoom& r, StencilSweep<T> sweep, T* u_a, T* u_b,
+                             const JacobiStop& stop);
+
+}  // namespace mm

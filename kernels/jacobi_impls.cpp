@@ -1,0 +1,103 @@
+// The Jacobi implementations by name, best first for each device: the system family
+// (ref, cpu) and the heated-room stencil family (ref-stencil, cpu-stencil).
+#include <algorithm>
+
+#include "instantiate.hpp"
+#include "jacobi.hpp"
+
+namespace mm {
+
+namespace {
+
+template <class I, class T>
+class RefRunner final : public Runner {
+ public:
+  explicit RefRunner(const JacobiProblem<I, T>& p) : p_(p) {}
+  void run() override { *p_.result = jacobi_ref(*p_.a, p_.b, p_.x, p_.stop); }
+
+ private:
+  JacobiProblem<I, T> p_;
+};
+
+// The split into off-diagonal part and 1/diag is set-up, done once before the timed runs.
+template <class I, class T>
+class CpuRunner final : public Runner {
+ public:
+  explicit CpuRunner(const JacobiProblem<I, T>& p) : p_(p) {
+    jacobi_split_diagonal(*p.a, off_, inv_);
+  }
+  void run() override { *p_.result = jacobi_cpu(off_, inv_, p_.b, p_.x, old_, p_.stop); }
+
+ private:
+  JacobiProblem<I, T> p_;
+  Csr<I, T> off_;
+  std::vector<T> inv_, old_;
+};
+
+// The caller's grid is one of the two buffers; the runner owns the other.
+template <class T>
+class StencilRunner final : public Runner {
+ public:
+  StencilRunner(const StencilProblem<T>& p, StencilSweep<T> sweep)
+      : p_(p), sweep_(sweep), other_(static_cast<std::size_t>(p.room.points())) {}
+  void run() override {
+    *p_.result = stencil_iterate(p_.room, sweep_, p_.u, other_.data(), p_.stop);
+  }
+
+ private:
+  StencilProblem<T> p_;
+  StencilSweep<T> sweep_;
+  std::vector<T> other_;
+};
+
+template <class R, class I, class T>
+JacobiMake<I, T> make() {
+  return [](const JacobiProblem<I, T>& p) -> std::unique_ptr<Runner> {
+    return std::make_unique<R>(p);
+  };
+}
+
+template <class T>
+StencilMake<T> make_stencil(StencilSweep<T> sweep) {
+  return [sweep](const StencilProblem<T>& p) -> std::unique_ptr<Runner> {
+    return std::make_unique<StencilRunner<T>>(p, sweep);
+  };
+}
+
+}  // namespace
+
+template <class I, class T>
+const ImplList<JacobiMake<I, T>>& jacobi_impls() {
+  static const ImplList<JacobiMake<I, T>> list = [] {
+    ImplList<JacobiMake<I, T>> l;
+    l.push_back({"cpu", Device::cpu,
+                 "OpenMP, rows split by nonzeros, update and change in one pass",
+                 make<CpuRunner<I, T>, I, T>()});
+    l.push_back(
+        {"ref", Device::cpu, "serial reference, plain CSR loops", make<RefRunner<I, T>, I, T>()});
+    return l;
+  }();
+  return list;
+}
+
+template <class T>
+const ImplList<StencilMake<T>>& stencil_impls() {
+  static const ImplList<StencilMake<T>> list = [] {
+    ImplList<StencilMake<T>> l;
+    l.push_back(
+        {"cpu-stencil", Device::cpu,
+         "--poisson2d/3d: OpenMP over the slowest index, vectorised rows, change in the same pass",
+         make_stencil<T>(&stencil_sweep_cpu<T>)});
+    l.push_back({"ref-stencil", Device::cpu, "--poisson2d/3d: serial loop nest",
+                 make_stencil<T>(&stencil_sweep_ref<T>)});
+    return l;
+  }();
+  return list;
+}
+
+#define MM_JACOBI_IMPLS(I, T) template const ImplList<JacobiMake<I, T>>& jacobi_impls<I, T>();
+MM_FOR_INDEX_VALUE_TYPES(MM_JACOBI_IMPLS)
+template const ImplList<StencilMake<float>>& stencil_impls<float>();
+template const ImplList<StencilMake<double>>& stencil_impls<double>();
+
+}  // namespace mm

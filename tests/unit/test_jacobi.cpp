@@ -1,0 +1,414 @@
+// Jacobi: system and stencil implementations against the references, hand-computed cases,
+// the matrix form of the 2D heated room against the stencil, and mmgen systems solved.
+#include <gtest/gtest.h>
+
+#include "jacobi.hpp"
+#include "mm/check.hpp"
+#include "mm/generate.hpp"
+#include "mm/generate_rhs.hpp"
+#include "random_matrices.hpp"
+#include "test_helpers.hpp"
+
+namespace mm {
+namespace {
+
+// ---- the system ---------------------------------------------------------------------------
+
+// A random matrix of shape S made strictly diagonally dominant: every row gets a diagonal
+// of (1.5 + its off-diagonal absolute sum), with a random sign (phase for complex).
+template <class I, class T>
+Csr<I, T> dominant(const test::Shape& s, std::uint64_t seed) {
+  const auto a = test::random_csr<I, T>(s, seed);
+  Coo<I, T> c = csr_to_coo(a);
+  std::mt19937_64 rng(seed + 1000);
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    double off = 0;
+    for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k)
+      if (a.idx[k] != i) off += static_cast<double>(std::abs(a.val[k]));
+    T d = test::random_value<T>(rng);
+    const double mag = static_cast<double>(std::abs(d));
+    d = mag > 0.1 ? d * static_cast<real_type_t<T>>((off + 1.5) / mag) : T(off + 1.5);
+    // Replace any random diagonal: add the difference so the sum is D.
+    T have{};
+    for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k)
+      if (a.idx[k] == i) have = a.val[k];
+    c.row.push_back(static_cast<I>(i));
+    c.col.push_back(static_cast<I>(i));
+    c.val.push_back(d - have);
+  }
+  return coo_to_csr(c);
+}
+
+template <class P>
+class JacobiTypes : public ::testing::Test {};
+using Types =
+    ::testing::Types<std::pair<std::int32_t, float>, std::pair<std::int32_t, double>,
+                     std::pair<std::int64_t, double>, std::pair<std::int32_t, std::complex<float>>,
+                     std::pair<std::int64_t, std::complex<double>>>;
+TYPED_TEST_SUITE(JacobiTypes, Types);
+
+template <class I, class T>
+std::vector<T> run_impl(const Impl<JacobiMake<I, T>>& impl, const Csr<I, T>& a,
+                        const std::vector<T>& b, const JacobiStop& stop, JacobiResult& res) {
+  std::vector<T> x(static_cast<std::size_t>(a.rows), test::poison<T>());
+  JacobiProblem<I, T> p{&a, b.data(), x.data(), stop, &res};
+  auto r = impl.make(p);
+  r->upload();
+  r->run();
+  r->run();  // a second run starts again from x_0 = 0
+  r->download();
+  return x;
+}
+
+TEST(Jacobi, ReferenceByHand) {
+  // [4 1; 2 5] x = [5; 7]: x_1 = (5/4, 7/5), x_2 = ((5 - 7/5)/4, (7 - 5/2)/5) = (0.9, 0.9).
+  auto m = parse_mtx(
+      "%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 4\n1 2 1\n2 1 2\n2 2 5\n", "t");
+  const auto a = coo_to_csr(to_coo<std::int32_t, double>(m));
+  const std::vector<double> b{5, 7};
+  std::vector<double> x(2);
+  auto r = jacobi_ref(a, b.data(), x.data(), JacobiStop{1, -1, 1});
+  EXPECT_EQ(r.iterations, 1);
+  EXPECT_DOUBLE_EQ(x[0], 1.25);
+  EXPECT_DOUBLE_EQ(x[1], 1.4);
+  EXPECT_DOUBLE_EQ(r.norm, std::sqrt(1.25 * 1.25 + 1.4 * 1.4));
+  r = jacobi_ref(a, b.data(), x.data(), JacobiStop{2, -1, 1});
+  EXPECT_DOUBLE_EQ(x[0], 0.9);
+  EXPECT_DOUBLE_EQ(x[1], 0.9);
+  EXPECT_DOUBLE_EQ(r.norm, std::hypot(0.35, 0.5));
+  EXPECT_FALSE(r.converged);
+  // Converges to (1, 1); check-every 4 stops at a multiple of 4.
+  r = jacobi_ref(a, b.data(), x.data(), JacobiStop{1000, 1e-13, 4});
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.iterations % 4, 0);
+  EXPECT_NEAR(x[0], 1.0, 1e-13);
+  EXPECT_NEAR(x[1], 1.0, 1e-13);
+  // Tolerance not reached: the last change is from the last iteration (max_iter 7 not a multiple).
+  r = jacobi_ref(a, b.data(), x.data(), JacobiStop{7, 1e-30, 3});
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.iterations, 7);
+  EXPECT_GT(r.norm, 0);
+}
+
+TEST(Jacobi, DiagonalChecks) {
+  // Row 2 has an explicit zero on the diagonal, row 3 none at all; row 1 is not dominant.
+  auto m = parse_mtx(
+      "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1\n1 2 1\n2 2 0\n2 1 1\n3 1 1\n",
+      "t");
+  auto a = coo_to_csr(to_coo<std::int32_t, double>(m));
+  EXPECT_EQ(jacobi_zero_diagonal_row(a), 1);
+  EXPECT_EQ(jacobi_not_dominant_row(a), 0);
+  m = parse_mtx(
+      "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 3\n1 3 -2\n2 2 1\n3 1 1\n", "t");
+  a = coo_to_csr(to_coo<std::int32_t, double>(m));
+  EXPECT_EQ(jacobi_zero_diagonal_row(a), 2);
+  m = parse_mtx("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 3\n1 2 -2\n2 2 1\n",
+                "t");
+  a = coo_to_csr(to_coo<std::int32_t, double>(m));
+  EXPECT_EQ(jacobi_zero_diagonal_row(a), -1);
+  EXPECT_EQ(jacobi_not_dominant_row(a), -1);
+  // Duplicates summed to zero on the diagonal count as zero.
+  m = parse_mtx("%%MatrixMarket matrix coordinate real general\n1 1 2\n1 1 2\n1 1 -2\n", "t");
+  EXPECT_EQ(jacobi_zero_diagonal_row(coo_to_csr(to_coo<std::int32_t, double>(m))), 0);
+}
+
+// cpu against ref: fixed counts and a tolerance, identical iteration counts, results within
+// rounding, on every square awkward shape (empty rows keep only their diagonal).
+TYPED_TEST(JacobiTypes, CpuMatchesRefOnAwkwardShapes) {
+  using I = typename TypeParam::first_type;
+  using T = typename TypeParam::second_type;
+  const double tol = is_complex_v<T> || std::is_same_v<real_type_t<T>, float> ? 1e-4 : 1e-11;
+  std::uint64_t seed = 5;
+  for (const auto& s : test::awkward_shapes()) {
+    if (s.rows != s.cols) continue;
+    const auto a = dominant<I, T>(s, seed++);
+    const auto b = test::random_vector<T>(a.rows, seed++);
+    for (const JacobiStop stop : {JacobiStop{1, -1, 1}, JacobiStop{17, -1, 5},
+                                  JacobiStop{500, tol, 1}, JacobiStop{500, tol, 7}}) {
+      JacobiResult want_r, got_r;
+      std::vector<T> want(static_cast<std::size_t>(a.rows), test::poison<T>());
+      want_r = jacobi_ref(a, b.data(), want.data(), stop);
+      for (const auto& impl : jacobi_impls<I, T>()) {
+        const auto x = run_impl(impl, a, b, stop, got_r);
+        const std::string what =
+            impl.name + " on " + s.name + " max_iter " + std::to_string(stop.max_iter);
+        EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+        EXPECT_EQ(got_r.converged, want_r.converged) << what;
+        // The change is a difference of nearby values: its rounding is that of x, not of the norm.
+        double scale = 1;
+        for (const auto& w : want) scale = std::max(scale, static_cast<double>(std::abs(w)));
+        EXPECT_NEAR(got_r.norm, want_r.norm,
+                    1e-6 * want_r.norm + 8 * test::tolerance<T>(a.cols) * scale)
+            << what;
+        test::expect_close(x, want, test::tolerance<T>(a.cols) * 4, what);
+      }
+      if (stop.tol >= 0 && a.rows > 0) {
+        EXPECT_TRUE(want_r.converged) << s.name;
+        EXPECT_EQ(want_r.iterations % stop.check_every, 0) << s.name;
+      }
+    }
+  }
+}
+
+// A dominant system converges to its solution: b = A x_true, ||x - x_true|| small.
+TYPED_TEST(JacobiTypes, ConvergesToTheSolution) {
+  using I = typename TypeParam::first_type;
+  using T = typename TypeParam::second_type;
+  const bool single = std::is_same_v<real_type_t<T>, float>;
+  const auto a = dominant<I, T>({"t", 300, 300, 0.03}, 77);
+  const auto x_true = test::random_vector<T>(300, 78);
+  std::vector<T> b(300, T{});
+  for (std::int64_t i = 0; i < 300; ++i)
+    for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k) b[i] += a.val[k] * x_true[a.idx[k]];
+  for (const auto& impl : jacobi_impls<I, T>()) {
+    JacobiResult r;
+    const auto x = run_impl(impl, a, b, JacobiStop{2000, single ? 1e-5 : 1e-13, 1}, r);
+    EXPECT_TRUE(r.converged) << impl.name;
+    test::expect_close(x, x_true, single ? 1e-4 : 1e-11, impl.name);
+  }
+}
+
+// Systems from mmgen diagdom (through the generator library) solved to a small residual.
+TEST(Jacobi, SolvesMmgenDiagdomSystems) {
+  for (const std::int64_t n : {1, 31, 33, 1000}) {
+    GenOptions g;
+    g.kind = "diagdom";
+    g.n = n;
+    g.nnz_per_row = 6;
+    g.seed = static_cast<std::uint64_t>(n);
+    const MtxMatrix m = generate(g);
+    const RhsResult rhs = make_rhs(m, "random", 3, -1, 1);
+    const auto a = coo_to_csr(to_coo<std::int32_t, double>(m));
+    ASSERT_EQ(jacobi_zero_diagonal_row(a), -1);
+    const auto b = to_dense<double>(rhs.b).data;
+    for (const auto& impl : jacobi_impls<std::int32_t, double>()) {
+      JacobiResult r;
+      const auto x = run_impl(impl, a, b, JacobiStop{5000, 1e-14, 1}, r);
+      ASSERT_TRUE(r.converged) << impl.name << " n=" << n;
+      Dense<double> xd(n, 1);
+      xd.data = x;
+      const auto res = check::residual(m, to_mtx(xd), rhs.b, 1e-12);
+      EXPECT_TRUE(res.pass) << impl.name << " n=" << n << ": residual " << res.relative_residual;
+    }
+  }
+}
+
+// The square corpus matrices with a full diagonal: a few iterations, cpu against ref.
+TEST(Jacobi, EveryImplOnTheCorpus) {
+  int tried = 0;
+  for (const auto& f : test::corpus_files()) {
+    const MtxMatrix m = read_mtx(f);
+    if (!m.header.is_square()) continue;
+    using T = std::complex<double>;
+    const auto a = coo_to_csr(to_coo<std::int32_t, T>(m));
+    if (jacobi_zero_diagonal_row(a) >= 0) continue;
+    ++tried;
+    const auto b = test::random_vector<T>(a.rows, 11);
+    std::vector<T> want(static_cast<std::size_t>(a.rows));
+    const JacobiStop stop{4, -1, 1};
+    const auto wr = jacobi_ref(a, b.data(), want.data(), stop);
+    for (const auto& impl : jacobi_impls<std::int32_t, T>()) {
+      JacobiResult r;
+      const auto x = run_impl(impl, a, b, stop, r);
+      EXPECT_EQ(r.iterations, wr.iterations);
+      // Non-dominant matrices grow fast, and the corpus holds inf and nan on purpose.
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (!std::isfinite(std::abs(want[i]))) continue;
+        ASSERT_LE(std::abs(x[i] - want[i]), 1e-9 * (1 + std::abs(want[i])))
+            << impl.name << " on " << f << " " << i;
+      }
+    }
+  }
+  EXPECT_GT(tried, 3);
+}
+
+// ---- the heated-room stencil --------------------------------------------------------------
+
+TEST(Stencil, RoomGeometryByHand) {
+  // N = 5, h = 0.5: coordinates -1, -0.5, 0, 0.5, 1; the radiator's edges are included.
+  auto r = heated_room(3, 5);
+  EXPECT_EQ(r.rx.lo, 0);
+  EXPECT_EQ(r.rx.hi, 1);  // x <= -3/8
+  EXPECT_EQ(r.ry.lo, 0);
+  EXPECT_EQ(r.ry.hi, 1);  // y <= -1/2
+  EXPECT_EQ(r.rz.lo, 1);
+  EXPECT_EQ(r.rz.hi, 2);  // z in [-2/3, 0]
+  EXPECT_DOUBLE_EQ(r.h2f, 0.25 * 200);
+  EXPECT_EQ(r.interior(), 27);
+  EXPECT_EQ(r.points(), 125);
+  r = heated_room(3, 17);  // h = 1/8: x_5 = -3/8 exactly
+  EXPECT_EQ(r.rx.hi, 5);
+  EXPECT_EQ(r.ry.hi, 4);
+  r = heated_room(3, 7);  // h = 1/3: z_1 = -2/3, not exact in binary, still on the edge
+  EXPECT_EQ(r.rz.lo, 1);
+  EXPECT_EQ(r.rz.hi, 3);
+  EXPECT_EQ(r.rx.hi, 1);  // -1/3 > -3/8
+  r = heated_room(2, 3);
+  EXPECT_EQ(r.interior(), 1);
+  EXPECT_EQ(r.rx.hi, 0);  // only the wall x = -1
+}
+
+template <class T>
+std::vector<T> run_stencil(const Impl<StencilMake<T>>& impl, int dim, std::int64_t n,
+                           const JacobiStop& stop, JacobiResult& res) {
+  const HeatedRoom room = heated_room(dim, n);
+  std::vector<T> u(static_cast<std::size_t>(room.points()), test::poison<T>());
+  StencilProblem<T> p{room, u.data(), stop, &res};
+  auto r = impl.make(p);
+  r->upload();
+  r->run();
+  r->run();  // a second run starts again from the initial grid
+  r->download();
+  return u;
+}
+
+TEST(Stencil, SmallGridsByHand) {
+  for (const auto& impl : stencil_impls<double>()) {
+    JacobiResult r;
+    // N = 3: one interior point, its neighbours walls: 5 at 20, the y = -1 one at 0.
+    auto u = run_stencil(impl, 3, 3, JacobiStop{100, 0.0, 1}, r);
+    EXPECT_DOUBLE_EQ(u[13], 100.0 * (1.0 / 6));
+    EXPECT_EQ(r.iterations, 2) << impl.name;  // the second changes nothing
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.norm, 0.0);
+    EXPECT_EQ(u[0 * 9 + 0 * 3 + 1], 0.0);   // y = -1 wall (an edge: y = -1 wins)
+    EXPECT_EQ(u[1 * 9 + 0 * 3 + 1], 0.0);   // y = -1 wall
+    EXPECT_EQ(u[1 * 9 + 2 * 3 + 1], 20.0);  // y = 1 wall
+    EXPECT_EQ(u[0 * 9 + 1 * 3 + 1], 20.0);  // z = -1 wall
+    u = run_stencil(impl, 2, 3, JacobiStop{1, -1, 1}, r);
+    EXPECT_DOUBLE_EQ(u[4], 60.0 * 0.25);
+    EXPECT_DOUBLE_EQ(r.norm, 15.0);
+    // N = 5, one iteration: (1,1,1) is in the radiator, by the x = -1 and z = -1 walls:
+    // (20 + 20 + 0.25*200) / 6; (1,1,3) is above it (z = 0.5), by two walls: 40 / 6.
+    u = run_stencil(impl, 3, 5, JacobiStop{1, -1, 1}, r);
+    EXPECT_DOUBLE_EQ(u[(1 * 5 + 1) * 5 + 1], 90.0 * (1.0 / 6));
+    EXPECT_DOUBLE_EQ(u[(3 * 5 + 1) * 5 + 1], 40.0 * (1.0 / 6));
+    EXPECT_EQ(u[(2 * 5 + 2) * 5 + 2], 0.0);
+  }
+}
+
+template <class T>
+class StencilTypes : public ::testing::Test {};
+using RealTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(StencilTypes, RealTypes);
+
+// cpu-stencil against ref-stencil: the same iteration counts, grids within rounding.
+TYPED_TEST(StencilTypes, CpuMatchesRef) {
+  using T = TypeParam;
+  const auto& list = stencil_impls<T>();
+  const auto& ref = list.back();
+  ASSERT_EQ(ref.name, "ref-stencil");
+  for (const int dim : {2, 3}) {
+    for (const std::int64_t n : {3, 4, 31, 33, 64}) {
+      JacobiResult r30;
+      run_stencil(ref, dim, n, JacobiStop{30, -1, 1}, r30);
+      // A tolerance reached between two checks, before iteration 30.
+      for (const JacobiStop stop :
+           {JacobiStop{1, -1, 1}, JacobiStop{10, -1, 3}, JacobiStop{60, 1.5 * r30.norm, 1},
+            JacobiStop{60, 1.5 * r30.norm, 4}}) {
+        JacobiResult want_r;
+        const auto want = run_stencil(ref, dim, n, stop, want_r);
+        for (const auto& impl : list) {
+          JacobiResult got_r;
+          const auto got = run_stencil(impl, dim, n, stop, got_r);
+          const std::string what = impl.name + " " + std::to_string(dim) +
+                                   "D N=" + std::to_string(n) + " max_iter " +
+                                   std::to_string(stop.max_iter);
+          EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+          EXPECT_EQ(got_r.converged, want_r.converged) << what;
+          EXPECT_NEAR(got_r.norm, want_r.norm, 1e-5 * want_r.norm) << what;
+          test::expect_close(got, want, test::tolerance<T>(8), what);
+        }
+        if (stop.tol >= 0) {
+          EXPECT_TRUE(want_r.converged) << dim << "D N=" << n;
+        }
+      }
+    }
+  }
+}
+
+// One sweep into a poisoned grid writes every interior point (and no wall).
+TYPED_TEST(StencilTypes, SweepWritesEveryInteriorPoint) {
+  using T = TypeParam;
+  for (const int dim : {2, 3})
+    for (const std::int64_t n : {3, 4, 31, 33}) {
+      const HeatedRoom room = heated_room(dim, n);
+      std::vector<T> u(static_cast<std::size_t>(room.points())), want(u.size()), got(u.size());
+      heated_room_init(room, u.data());
+      std::fill(got.begin(), got.end(), test::poison<T>());
+      want = u;
+      const double cw = stencil_sweep_ref(room, u.data(), want.data(), true);
+      const double cg = stencil_sweep_cpu(room, u.data(), got.data(), true);
+      EXPECT_NEAR(cg, cw, 1e-6 * cw);
+      std::int64_t bad_interior = 0, wall_written = 0;
+      for (std::int64_t c = 0; c < room.points(); ++c) {
+        const std::int64_t i = c % n, j = c / n % n, k = c / (n * n);
+        const bool wall =
+            i == 0 || i == n - 1 || j == 0 || j == n - 1 || (dim == 3 && (k == 0 || k == n - 1));
+        if (wall)
+          wall_written += !std::isnan(got[c]);
+        else
+          bad_interior += !(std::abs(got[c] - want[c]) <= 1e-5 * 20);  // NaN counts as bad
+      }
+      EXPECT_EQ(bad_interior, 0) << dim << "D N=" << n;
+      EXPECT_EQ(wall_written, 0) << dim << "D N=" << n;
+      EXPECT_EQ(stencil_sweep_cpu(room, u.data(), got.data(), false), 0.0);
+    }
+}
+
+// The 2D heated room as an explicit system A x = b over the interior points (4 on the
+// diagonal, -1 to interior neighbours, walls and h^2 f moved to b) gives, by the system
+// Jacobi, the stencil's interior after the same number of iterations.
+TEST(Stencil, MatrixFormAgreesWithStencil) {
+  for (const std::int64_t n : {4, 31, 33}) {
+    const HeatedRoom room = heated_room(2, n);
+    std::vector<double> walls(static_cast<std::size_t>(room.points()));
+    heated_room_init(room, walls.data());
+    const std::int64_t m = n - 2;
+    Coo<std::int32_t, double> c;
+    c.rows = c.cols = m * m;
+    std::vector<double> b(static_cast<std::size_t>(m * m), 0.0);
+    for (std::int64_t j = 1; j <= m; ++j)
+      for (std::int64_t i = 1; i <= m; ++i) {
+        const auto row = static_cast<std::int32_t>((j - 1) * m + (i - 1));
+        c.row.push_back(row);
+        c.col.push_back(row);
+        c.val.push_back(4.0);
+        b[row] = room.rx.contains(i) && room.ry.contains(j) ? room.h2f : 0.0;
+        const std::int64_t di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
+        for (int q = 0; q < 4; ++q) {
+          const std::int64_t ii = i + di[q], jj = j + dj[q];
+          if (ii < 1 || ii > m || jj < 1 || jj > m) {
+            b[row] += walls[jj * n + ii];
+          } else {
+            c.row.push_back(row);
+            c.col.push_back(static_cast<std::int32_t>((jj - 1) * m + (ii - 1)));
+            c.val.push_back(-1.0);
+          }
+        }
+      }
+    const auto a = coo_to_csr(c);
+    for (const JacobiStop stop : {JacobiStop{25, -1, 1}, JacobiStop{20000, 1e-4, 10}}) {
+      JacobiResult rs;
+      const auto grid = run_stencil(stencil_impls<double>().back(), 2, n, stop, rs);
+      std::vector<double> interior;
+      for (std::int64_t j = 1; j <= m; ++j)
+        for (std::int64_t i = 1; i <= m; ++i) interior.push_back(grid[j * n + i]);
+      for (const auto& impl : jacobi_impls<std::int32_t, double>()) {
+        JacobiResult r;
+        const auto x = run_impl(impl, a, b, stop, r);
+        EXPECT_EQ(r.iterations, rs.iterations) << impl.name << " N=" << n;
+        // The change is a difference of values near 20: rounded as they are.
+        EXPECT_NEAR(r.norm, rs.norm, 1e-9 * rs.norm + 20 * 1e-14 * static_cast<double>(m))
+            << impl.name << " N=" << n;
+        test::expect_close(x, interior, 1e-13, impl.name + " N=" + std::to_string(n));
+      }
+      if (stop.tol >= 0) {
+        EXPECT_TRUE(rs.converged) << n;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mm
