@@ -8,7 +8,7 @@
 namespace mm {
 
 namespace {
-bool g_auto = false;
+bool g_auto = true;  // until a tool resolves --device: library users pick freely
 }
 
 bool device_was_auto() {

@@ -59,6 +59,9 @@ const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op,
         const GpuInfo g = cuda_devices();
         if (g.count == 0) throw DeviceError("--impl " + name + " needs a GPU: " + g.reason);
       }
+      if (!device_was_auto() && i.device != device)
+        throw UsageError("--impl " + name + " runs on the " + device_word(i.device) +
+                         ", not on --device " + device_word(device));
       return i;
     }
     names += (names.empty() ? "" : ", ") + i.name;

@@ -1,6 +1,7 @@
 // Hand-written CUDA SpMV: a thread per row (scalar), a warp per row (vector), and row
 // blocks balanced by nonzeros and staged through shared memory (adaptive).
 #include <algorithm>
+#include <climits>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/spmv_cuda.hpp"
@@ -45,12 +46,20 @@ __global__ void __launch_bounds__(kThreads)
   if (lane == 0) y[i] = y0 ? alpha * s + beta * y0[i] : alpha * s;
 }
 
-// One unit of adaptive work: rows [row0, row1) whose nonzeros fit the staging buffer, or
-// a chunk [k0, k1) of one long row (row1 == row0 + 1, chunk == true), added atomically.
+// One unit of adaptive work, by kind:
+//  staged: rows [row0, row1) whose nonzeros fit the shared staging buffer;
+//  direct: up to kThreads short rows whose columns lie close together, a thread per row
+//          reading straight from memory (x stays in cache, so staging only costs);
+//  chunk:  part [k0, k1) of one row too long for a block, added atomically.
+enum BlockKind : int { kStaged = 0, kChunk = 1, kDirect = 2 };
 struct RowBlock {
   std::int64_t row0, row1, k0, k1;
-  int chunk;
+  int kind;
 };
+// A direct block's rows are at most this long, and its columns span at most this many
+// (64K doubles: 512 KB of x, well inside L2).
+constexpr int kDirectRowMax = 32;
+constexpr std::int64_t kDirectSpan = 1 << 16;
 
 template <class I, class T>
 __global__ void __launch_bounds__(kThreads)
@@ -60,7 +69,16 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ T prod[kBlockNnz];
   const RowBlock b = blocks[blockIdx.x];
   const int t = threadIdx.x;
-  if (b.chunk) {  // part of a row too long for one block: partial sums meet in y
+  if (b.kind == kDirect) {
+    const std::int64_t i = b.row0 + t;
+    if (i < b.row1) {
+      T s{};
+      for (I k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * cuda::ldg(x + idx[k]);
+      y[i] = y0 ? alpha * s + beta * y0[i] : alpha * s;
+    }
+    return;
+  }
+  if (b.kind == kChunk) {  // part of a row too long for one block: partial sums meet in y
     T s{};
     for (std::int64_t k = b.k0 + t; k < b.k1; k += kThreads) s += val[k] * cuda::ldg(x + idx[k]);
     s = cuda::block_sum<kThreads>(s);
@@ -99,23 +117,40 @@ __global__ void init_long_rows(const std::int64_t* __restrict__ rows, std::int64
   if (j < n) y[rows[j]] = y0 ? beta * y0[rows[j]] : T{};
 }
 
-// Cuts the rows into blocks of at most kBlockNnz nonzeros; a longer row becomes chunks.
+// Cuts the rows into blocks: direct where kThreads short rows with nearby columns follow,
+// else staged blocks of at most kBlockNnz nonzeros; a longer row becomes chunks.
 template <class I>
-void plan_blocks(const std::vector<I>& ptr, std::int64_t rows, std::vector<RowBlock>& blocks,
-                 std::vector<std::int64_t>& long_rows) {
+void plan_blocks(const std::vector<I>& ptr, const std::vector<I>& idx, std::int64_t rows,
+                 std::vector<RowBlock>& blocks, std::vector<std::int64_t>& long_rows) {
   std::int64_t i = 0;
   while (i < rows) {
+    const std::int64_t end = std::min<std::int64_t>(i + kThreads, rows);
+    bool direct = true;
+    std::int64_t lo = INT64_MAX, hi = -1;
+    for (std::int64_t r = i; r < end && direct; ++r) {
+      direct = ptr[r + 1] - ptr[r] <= kDirectRowMax;
+      for (std::int64_t k = ptr[r]; k < ptr[r + 1]; ++k) {
+        lo = std::min<std::int64_t>(lo, idx[k]);
+        hi = std::max<std::int64_t>(hi, idx[k]);
+      }
+    }
+    if (direct && hi - lo < kDirectSpan) {
+      blocks.push_back({i, end, 0, 0, kDirect});
+      i = end;
+      continue;
+    }
     const std::int64_t len = ptr[i + 1] - ptr[i];
     if (len > kBlockNnz) {
       long_rows.push_back(i);
       for (std::int64_t k = ptr[i]; k < ptr[i + 1]; k += 4 * kBlockNnz)
-        blocks.push_back({i, i + 1, k, std::min<std::int64_t>(k + 4 * kBlockNnz, ptr[i + 1]), 1});
+        blocks.push_back(
+            {i, i + 1, k, std::min<std::int64_t>(k + 4 * kBlockNnz, ptr[i + 1]), kChunk});
       ++i;
       continue;
     }
     std::int64_t j = i + 1;
     while (j < rows && ptr[j + 1] - ptr[i] <= kBlockNnz && j - i < kBlockNnz) ++j;
-    blocks.push_back({i, j, 0, 0, 0});
+    blocks.push_back({i, j, 0, 0, kStaged});
     i = j;
   }
 }
@@ -141,7 +176,7 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
     if (kernel_ == SpmvCudaKernel::adaptive) {
       std::vector<RowBlock> blocks;
       std::vector<std::int64_t> long_rows;
-      plan_blocks(a.ptr, a.rows, blocks, long_rows);
+      plan_blocks(a.ptr, a.idx, a.rows, blocks, long_rows);
       blocks_ = cuda::Buffer<RowBlock>(blocks.data(), blocks.size());
       long_rows_ = cuda::Buffer<std::int64_t>(long_rows.data(), long_rows.size());
     }

@@ -56,7 +56,7 @@ expect_exit 0 mmspmv "$CORPUS/bcsstk13.mtx" --x random -o "$TMP/yd.mtx"
 expect_exit 0 mmcheck compare "$TMP/ys.mtx" "$TMP/yd.mtx" --rtol 1e-4 --atol 1e-3
 
 # Timing record: one JSON line with the phases and the work formula.
-expect_exit 0 mmspmv "$CORPUS/bcsstk13.mtx" --x ones -q --repeat 5 --warmup 1 --timing "$TMP/t.jsonl"
+expect_exit 0 mmspmv "$CORPUS/bcsstk13.mtx" --x ones -q --repeat 5 --warmup 1 --device cpu --timing "$TMP/t.jsonl"
 "$PY" -c "
 import json; r = [json.loads(l) for l in open('$TMP/t.jsonl')]
 assert len(r) == 1 and r[0]['tool'] == 'mmspmv' and r[0]['impl'] == 'cpu-csr', r
@@ -79,7 +79,14 @@ expect_stderr "short.mtx:4: unexpected end of file"
 expect_exit 2 mmspmv "$A" --x ones --impl nosuch
 expect_exit 2 mmspmv "$A"
 expect_exit 2 mmspmv "$A" --x ones --beta 2
-expect_exit 4 mmspmv "$A" --x ones --device cuda --impl cpu-csr -q
+if nvidia-smi -L >/dev/null 2>&1; then
+  expect_exit 2 mmspmv "$A" --x ones --device cuda --impl cpu-csr -q  # an implementation of the other device
+  expect_exit 0 mmspmv "$A" --x ones --device cuda -q                  # the GPU's default
+else
+  expect_exit 4 mmspmv "$A" --x ones --device cuda --impl cpu-csr -q  # no GPU here
+  expect_exit 0 mmspmv "$A" --x ones --device auto -q                  # auto: the CPU
+fi
+expect_exit 2 mmspmv "$A" --x ones --device cpu --impl cuda-scalar -q
 if [[ $(mmspmv --list-impls | awk '$2 == "cpu" {print $1}' | tr '\n' ' ') == "cpu-csr cpu-sym ref " ]]; then
   pass "--list-impls"; else fail "--list-impls: $(mmspmv --list-impls)"; fi
 
