@@ -1,0 +1,155 @@
+// LU benchmark: ref, cpu-blocked (several block widths) and LAPACK getrf, with the
+// trailing-update product against OpenBLAS dgemm and the copy-bandwidth ceiling.
+//
+// Formula: LU flops = 2/3 n^3 (the record's); the update C -= A B with A m x k, B k x n
+// counts 2 m n k. Each timed LU run copies A into the work matrix first (every variant
+// the same plain copy; LAPACK's is column-major, prepared once outside the timing), so
+// the ratio compares factorizations. Median of --repeat runs after --warmup runs.
+#include <cblas.h>
+#include <omp.h>
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <sstream>
+
+#include "bench_common.hpp"
+#include "lu.hpp"
+#include "mm/cli.hpp"
+
+#define LAPACK_DISABLE_NAN_CHECK
+#include <lapacke.h>
+
+namespace po = boost::program_options;
+
+namespace {
+
+using namespace mm;
+
+// Uniform in [-1, 1): no pivoting surprises, the matrix every LU paper times.
+Dense<double> random_matrix(std::int64_t n, std::uint64_t seed) {
+  Dense<double> a(n, n);
+  std::uint64_t s = seed;
+  for (auto& v : a.data) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    v = static_cast<double>(s >> 11) * 0x1p-52 - 1.0;
+  }
+  return a;
+}
+
+struct Row {
+  std::string name;
+  std::int64_t n;
+  double seconds, gflops;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::int64_t n = 2048, n_ref = 512;
+  int repeat = 5, warmup = 1, threads = 0;
+  std::string blocks = "64,96,128,192,256";
+  po::options_description o("lu_bench options");
+  o.add_options()("help,h", "this help")("n", po::value(&n)->default_value(2048), "matrix size")(
+      "n-ref", po::value(&n_ref)->default_value(512), "size for the serial ref")(
+      "repeat", po::value(&repeat)->default_value(5), "timed runs (median)")(
+      "warmup", po::value(&warmup)->default_value(1), "untimed runs first")(
+      "threads", po::value(&threads)->default_value(0), "threads (0: all cores)")(
+      "blocks", po::value(&blocks)->default_value(blocks),
+      "cpu-blocked block widths, comma-separated");
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, o), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << o << "\n";
+    return 0;
+  }
+  threads = thread_count(threads);
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+  bench::emit(bench::context("lu_bench", threads));
+
+  const double copy = bench::copy_gbps(std::size_t{256} << 20, threads);
+  std::vector<Row> rows;
+  auto lu_row = [&](const std::string& name, std::int64_t size, const std::function<void()>& f) {
+    const double t = bench::median_seconds(warmup, repeat, f);
+    rows.push_back({name, size, t, lu_flops<double>(size) / t * 1e-9});
+    bench::emit({{"impl", name}, {"n", size}, {"median_s", t}, {"gflops", rows.back().gflops}});
+  };
+
+  const Dense<double> a = random_matrix(n, 42);
+  Dense<double> w(n, n);
+  std::vector<std::int64_t> ipiv(static_cast<std::size_t>(n));
+  // LAPACK: the same matrix, column-major (its transpose in row-major terms).
+  std::vector<double> acol(a.data.size()), wcol(a.data.size());
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) acol[j * n + i] = a(i, j);
+  std::vector<lapack_int> lpiv(static_cast<std::size_t>(n));
+  lu_row("lapack dgetrf", n, [&] {
+    std::copy(acol.begin(), acol.end(), wcol.begin());
+    LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(n),
+                        wcol.data(), static_cast<lapack_int>(n), lpiv.data());
+  });
+  std::stringstream bs(blocks);
+  for (std::string b; std::getline(bs, b, ',');) {
+    const std::int64_t nb = std::stoll(b);
+    lu_row("cpu-blocked nb=" + b, n, [&] {
+      std::copy(a.data.begin(), a.data.end(), w.data.begin());
+      lu_cpu_blocked(w, ipiv.data(), nb);
+    });
+  }
+  {
+    const Dense<double> r = random_matrix(n_ref, 7);
+    Dense<double> rw(n_ref, n_ref);
+    lu_row("ref", n_ref, [&] {
+      rw = r;
+      lu_ref(rw, ipiv.data());
+    });
+    lu_row("cpu-blocked nb=128", n_ref, [&] {
+      rw = r;
+      lu_cpu_blocked(rw, ipiv.data(), 128);
+    });
+    std::vector<double> rcol(r.data.size());
+    lu_row("lapack dgetrf", n_ref, [&] {
+      for (std::int64_t i = 0; i < n_ref; ++i)
+        for (std::int64_t j = 0; j < n_ref; ++j) rcol[j * n_ref + i] = r(i, j);
+      LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, static_cast<lapack_int>(n_ref),
+                          static_cast<lapack_int>(n_ref), rcol.data(),
+                          static_cast<lapack_int>(n_ref), lpiv.data());
+    });
+  }
+  // The trailing update alone: C (n x n) -= A (n x 128) B (128 x n), ours and dgemm's.
+  const std::int64_t k = 128;
+  const Dense<double> ua = random_matrix(n, 1), ub = random_matrix(n, 2);
+  Dense<double> c = random_matrix(n, 3);
+  const double gemm_flops = 2.0 * n * n * k;
+  const double t_ours = bench::median_seconds(warmup, repeat, [&] {
+    gemm_sub_cpu(n, n, k, ua.data.data(), n, ub.data.data(), n, c.data.data(), n);
+  });
+  const double t_blas = bench::median_seconds(warmup, repeat, [&] {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(n),
+                static_cast<int>(k), -1.0, ua.data.data(), static_cast<int>(n), ub.data.data(),
+                static_cast<int>(n), 1.0, c.data.data(), static_cast<int>(n));
+  });
+  bench::emit({{"update", "gemm_sub_cpu"}, {"gflops", gemm_flops / t_ours * 1e-9}});
+  bench::emit({{"update", "cblas_dgemm"}, {"gflops", gemm_flops / t_blas * 1e-9}});
+
+  // The table for the results file. Ratio: against LAPACK at the same n. "copy-bound s":
+  // the time to read A and write LU once at the copy bandwidth (the floor any LU meets).
+  std::cout << "\ncopy bandwidth: " << copy << " GB/s (read + write, " << threads
+            << " threads)\n\n";
+  std::cout << "| variant | n | median s | GFLOP/s | vs LAPACK | copy-bound s "
+               "|\n|---|---|---|---|---|---|\n";
+  for (const Row& r : rows) {
+    double lapack = 0;
+    for (const Row& l : rows)
+      if (l.name == "lapack dgetrf" && l.n == r.n) lapack = l.gflops;
+    const double floor_s = 2.0 * static_cast<double>(r.n * r.n) * 8 / (copy * 1e9);
+    std::printf("| %s | %lld | %.4f | %.2f | %.2f | %.5f |\n", r.name.c_str(),
+                static_cast<long long>(r.n), r.seconds, r.gflops, r.gflops / lapack, floor_s);
+  }
+  std::printf("| update C -= A B, ours (k=128) | %lld | %.4f | %.2f | %.2f vs dgemm | |\n",
+              static_cast<long long>(n), t_ours, gemm_flops / t_ours * 1e-9, t_blas / t_ours);
+  std::printf("| update C -= A B, cblas_dgemm | %lld | %.4f | %.2f | 1.00 | |\n",
+              static_cast<long long>(n), t_blas, gemm_flops / t_blas * 1e-9);
+  return 0;
+}

@@ -1,0 +1,302 @@
+// Krylov method drivers (CG, BiCGSTAB, restarted GMRES with Givens rotations), written
+// once over a backend's KrylovOps: the serial ref and the OpenMP cpu backends share them.
+#include <cmath>
+#include <vector>
+
+#include "instantiate.hpp"
+#include "solve.hpp"
+
+namespace mm {
+
+namespace {
+
+template <class T>
+using R = real_type_t<T>;
+
+template <class T>
+struct Vec {
+  explicit Vec(std::int64_t n) : v(static_cast<std::size_t>(n)) {}
+  T* p() { return v.data(); }
+  std::vector<T> v;
+};
+
+template <class T>
+double norm(KrylovOps<T>& ops, const T* x) {
+  return std::sqrt(std::max(0.0, static_cast<double>(std::real(ops.dot(x, x)))));
+}
+
+// t = b - A x; returns ||t||.
+template <class T>
+double true_residual(KrylovOps<T>& ops, const T* b, const T* x, T* t) {
+  ops.matvec(x, t);
+  ops.axpby(T(1), b, T(-1), t);
+  return norm(ops, t);
+}
+
+struct Outcome {
+  std::int64_t iterations = 0;
+  bool converged = false;
+  std::string note;
+  double flops = 0;
+};
+
+// Convergence is declared on the recurrence's residual only after the true residual
+// b - Ax confirms it; otherwise the true one replaces it and the method restarts from x
+// (rounding makes the two drift apart on ill-conditioned systems).
+template <class T>
+Outcome cg(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goal) {
+  const std::int64_t n = ops.size();
+  const double n_d = static_cast<double>(n), per = 2 * ops.nnz() + 10 * n_d + (o.jacobi ? n_d : 0);
+  Vec<T> r(n), z(n), p(n), q(n);
+  Outcome out;
+  true_residual(ops, b, x, r.p());
+  ops.precond(r.p(), z.p());
+  ops.axpby(T(1), z.p(), T(0), p.p());
+  T rz = ops.dot(r.p(), z.p());
+  while (out.iterations < o.max_iter) {
+    ++out.iterations;
+    out.flops += per;
+    ops.matvec(p.p(), q.p());
+    const T pq = ops.dot(p.p(), q.p());
+    if (pq == T{}) {
+      out.note = "breakdown (p'Ap = 0)";
+      return out;
+    }
+    const T alpha = rz / pq;
+    ops.axpby(alpha, p.p(), T(1), x);
+    ops.axpby(-alpha, q.p(), T(1), r.p());
+    if (norm(ops, r.p()) <= goal) {
+      if (true_residual(ops, b, x, r.p()) <= goal) {
+        out.converged = true;
+        return out;
+      }
+      ops.precond(r.p(), z.p());
+      ops.axpby(T(1), z.p(), T(0), p.p());
+      rz = ops.dot(r.p(), z.p());
+      continue;
+    }
+    ops.precond(r.p(), z.p());
+    const T rz_new = ops.dot(r.p(), z.p());
+    ops.axpby(T(1), z.p(), rz_new / rz, p.p());
+    rz = rz_new;
+  }
+  return out;
+}
+
+template <class T>
+Outcome bicgstab(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goal) {
+  const std::int64_t n = ops.size();
+  const double n_d = static_cast<double>(n),
+               per = 4 * ops.nnz() + 20 * n_d + (o.jacobi ? 2 * n_d : 0);
+  Vec<T> r(n), rhat(n), p(n), v(n), ph(n), s(n), sh(n), t(n);
+  Outcome out;
+  true_residual(ops, b, x, r.p());
+  ops.axpby(T(1), r.p(), T(0), rhat.p());
+  T rho(1), alpha(1), omega(1);
+  bool fresh = true;
+  while (out.iterations < o.max_iter) {
+    ++out.iterations;
+    out.flops += per;
+    const T rho_new = ops.dot(rhat.p(), r.p());
+    if (rho_new == T{}) {
+      out.note = "breakdown (rho = 0)";
+      return out;
+    }
+    if (fresh) {
+      ops.axpby(T(1), r.p(), T(0), p.p());
+      fresh = false;
+    } else {
+      ops.axpby(-omega, v.p(), T(1), p.p());
+      ops.axpby(T(1), r.p(), (rho_new / rho) * (alpha / omega), p.p());
+    }
+    rho = rho_new;
+    ops.precond(p.p(), ph.p());
+    ops.matvec(ph.p(), v.p());
+    const T rv = ops.dot(rhat.p(), v.p());
+    if (rv == T{}) {
+      out.note = "breakdown (rhat'v = 0)";
+      return out;
+    }
+    alpha = rho / rv;
+    ops.axpby(T(1), r.p(), T(0), s.p());
+    ops.axpby(-alpha, v.p(), T(1), s.p());
+    bool check = false;
+    if (norm(ops, s.p()) <= goal) {
+      ops.axpby(alpha, ph.p(), T(1), x);
+      check = true;
+    } else {
+      ops.precond(s.p(), sh.p());
+      ops.matvec(sh.p(), t.p());
+      const T tt = ops.dot(t.p(), t.p());
+      omega = tt == T{} ? T{} : ops.dot(t.p(), s.p()) / tt;
+      ops.axpby(alpha, ph.p(), T(1), x);
+      ops.axpby(omega, sh.p(), T(1), x);
+      ops.axpby(T(1), s.p(), T(0), r.p());
+      ops.axpby(-omega, t.p(), T(1), r.p());
+      check = norm(ops, r.p()) <= goal;
+      if (!check && omega == T{}) {
+        out.note = "breakdown (omega = 0)";
+        return out;
+      }
+    }
+    if (check) {
+      if (true_residual(ops, b, x, r.p()) <= goal) {
+        out.converged = true;
+        return out;
+      }
+      ops.axpby(T(1), r.p(), T(0), rhat.p());
+      fresh = true;
+    }
+  }
+  return out;
+}
+
+// Complex Givens rotation zeroing b in (a, b): c real, [c s; -conj(s) c].
+template <class T>
+void givens(const T& a, const T& b, R<T>& c, T& s) {
+  const R<T> aa = std::abs(a), ab = std::abs(b);
+  if (ab == 0) {
+    c = 1;
+    s = T{};
+  } else if (aa == 0) {
+    c = 0;
+    s = T(1);
+  } else {
+    const R<T> r = std::hypot(aa, ab);
+    c = aa / r;
+    if constexpr (is_complex_v<T>)
+      s = (a / aa) * std::conj(b) / r;
+    else
+      s = (a / aa) * b / r;
+  }
+}
+template <class T>
+T conj_of(const T& v) {
+  if constexpr (is_complex_v<T>)
+    return std::conj(v);
+  else
+    return v;
+}
+
+template <class T>
+Outcome gmres(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goal) {
+  const std::int64_t n = ops.size();
+  const int m = std::max(1, o.restart);
+  const double n_d = static_cast<double>(n);
+  std::vector<Vec<T>> v(static_cast<std::size_t>(m) + 1, Vec<T>(n));
+  Vec<T> w(n), z(n);
+  std::vector<T> h(static_cast<std::size_t>((m + 1) * m)), g(static_cast<std::size_t>(m) + 1),
+      sn(m), y(m);
+  std::vector<R<T>> cs(m);
+  auto H = [&](int i, int j) -> T& { return h[static_cast<std::size_t>(i * m + j)]; };
+  Outcome out;
+  for (;;) {
+    const double beta = true_residual(ops, b, x, v[0].p());
+    if (beta <= goal) {
+      out.converged = true;
+      return out;
+    }
+    if (out.iterations >= o.max_iter) return out;
+    ops.axpby(T(0), v[0].p(), T(static_cast<R<T>>(1 / beta)), v[0].p());
+    std::fill(g.begin(), g.end(), T{});
+    g[0] = T(static_cast<R<T>>(beta));
+    int k = 0;  // inner steps done in this cycle
+    for (int j = 0; j < m && out.iterations < o.max_iter; ++j) {
+      ++out.iterations;
+      out.flops += 2 * ops.nnz() + 4 * n_d * (j + 1) + 6 * n_d + (o.jacobi ? n_d : 0);
+      ops.precond(v[j].p(), z.p());
+      ops.matvec(z.p(), w.p());
+      for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
+        H(i, j) = ops.dot(v[i].p(), w.p());
+        ops.axpby(-H(i, j), v[i].p(), T(1), w.p());
+      }
+      const double hn = norm(ops, w.p());
+      H(j + 1, j) = T(static_cast<R<T>>(hn));
+      if (hn != 0) ops.axpby(T(static_cast<R<T>>(1 / hn)), w.p(), T(0), v[j + 1].p());
+      for (int i = 0; i < j; ++i) {
+        const T a = H(i, j), c = H(i + 1, j);
+        H(i, j) = cs[i] * a + sn[i] * c;
+        H(i + 1, j) = -conj_of(sn[i]) * a + cs[i] * c;
+      }
+      givens(H(j, j), H(j + 1, j), cs[j], sn[j]);
+      H(j, j) = cs[j] * H(j, j) + sn[j] * H(j + 1, j);
+      H(j + 1, j) = T{};
+      g[j + 1] = -conj_of(sn[j]) * g[j];
+      g[j] = cs[j] * g[j];
+      k = j + 1;
+      if (static_cast<double>(std::abs(g[j + 1])) <= goal || hn == 0) break;
+    }
+    // x += M^-1 V y with H y = g (upper triangular k x k).
+    for (int i = k - 1; i >= 0; --i) {
+      T s = g[i];
+      for (int l = i + 1; l < k; ++l) s -= H(i, l) * y[l];
+      y[i] = H(i, i) == T{} ? T{} : s / H(i, i);
+    }
+    ops.axpby(y[0], v[0].p(), T(0), w.p());
+    for (int i = 1; i < k; ++i) ops.axpby(y[i], v[i].p(), T(1), w.p());
+    ops.precond(w.p(), z.p());
+    ops.axpby(T(1), z.p(), T(1), x);
+  }
+}
+
+}  // namespace
+
+const char* method_name(SolveMethod m) {
+  switch (m) {
+    case SolveMethod::lu:
+      return "lu";
+    case SolveMethod::gauss:
+      return "gauss";
+    case SolveMethod::umfpack:
+      return "umfpack";
+    case SolveMethod::cg:
+      return "cg";
+    case SolveMethod::bicgstab:
+      return "bicgstab";
+    case SolveMethod::gmres:
+      return "gmres";
+  }
+  return "?";
+}
+
+SolveMethod parse_method(const std::string& s) {
+  for (auto m : {SolveMethod::lu, SolveMethod::gauss, SolveMethod::umfpack, SolveMethod::cg,
+                 SolveMethod::bicgstab, SolveMethod::gmres})
+    if (s == method_name(m)) return m;
+  throw UsageError("--method must be auto, lu, gauss, umfpack, cg, bicgstab or gmres, not '" + s +
+                   "'");
+}
+
+template <class T>
+void krylov_solve(SolveMethod m, KrylovOps<T>& ops, const T* b, T* x, const IterOptions& opt,
+                  SolveReport& report) {
+  const std::int64_t n = ops.size();
+  const double bnorm = norm(ops, b);
+  ops.axpby(T(0), b, T(0), x);
+  Outcome out;
+  if (bnorm == 0) {
+    out.converged = true;  // x = 0 exactly
+  } else {
+    const double goal = opt.tol * bnorm;
+    if (m == SolveMethod::cg)
+      out = cg(ops, b, x, opt, goal);
+    else if (m == SolveMethod::bicgstab)
+      out = bicgstab(ops, b, x, opt, goal);
+    else
+      out = gmres(ops, b, x, opt, goal);
+  }
+  Vec<T> t(n);
+  const double rel = bnorm == 0 ? 0.0 : true_residual(ops, b, x, t.p()) / bnorm;
+  report.iterations = std::max(report.iterations, out.iterations);
+  report.relative_residual = std::max(report.relative_residual, std::isnan(rel) ? INFINITY : rel);
+  report.converged = report.converged && out.converged && !std::isnan(rel);
+  if (!out.note.empty()) report.note = out.note;
+  report.flops += (is_complex_v<T> ? 4 : 1) * out.flops;
+}
+
+#define MM_KRYLOV(T)                                                                          \
+  template void krylov_solve<T>(SolveMethod, KrylovOps<T>&, const T*, T*, const IterOptions&, \
+                                SolveReport&);
+MM_FOR_VALUE_TYPES(MM_KRYLOV)
+
+}  // namespace mm

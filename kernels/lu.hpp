@@ -1,0 +1,105 @@
+// Dense LU with partial pivoting, PA = LU, of a row-major n x n matrix: declarations for
+// every backend, and forward/back substitution with the packed factors.
+//
+// Work formula (the record's flops and bytes): flops = 2/3 n^3 (8/3 n^3 for complex: one
+// complex multiply-add is 8 real flops, i.e. 4x); bytes = 2 n^2 sizeof(T) (A read once,
+// LU written once) + n * sizeof(int64) (pivots). Substitution with k right-hand sides:
+// flops = 2 n^2 k (8 n^2 k complex), bytes = n^2 sizeof(T) + 2 n k sizeof(T).
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl.hpp"
+#include "mm/matrix.hpp"
+
+namespace mm {
+
+// What an LU implementation is given: A (untouched), and where the packed factors (unit
+// lower L strictly below the diagonal, U on and above it) and the pivots go. IPIV is
+// LAPACK's convention, 1-based: at step i, row i was swapped with row ipiv[i].
+template <class T>
+struct LuProblem {
+  const Dense<T>* a = nullptr;
+  Dense<T>* lu = nullptr;                     // n x n; sized by the caller
+  std::vector<std::int64_t>* ipiv = nullptr;  // n; sized by the caller
+};
+
+template <class T>
+using LuMake = std::function<std::unique_ptr<Runner>(const LuProblem<T>&)>;
+
+// Every implementation, best first for its device.
+template <class T>
+const ImplList<LuMake<T>>& lu_impls();
+
+template <class T>
+double lu_flops(std::int64_t n) {
+  const double d = static_cast<double>(n);
+  return (is_complex_v<T> ? 4.0 : 1.0) * 2.0 / 3.0 * d * d * d;
+}
+template <class T>
+double lu_bytes(std::int64_t n) {
+  const double d = static_cast<double>(n);
+  return 2.0 * d * d * sizeof(T) + d * sizeof(std::int64_t);
+}
+template <class T>
+double lu_solve_flops(std::int64_t n, std::int64_t k) {
+  const double d = static_cast<double>(n);
+  return (is_complex_v<T> ? 8.0 : 2.0) * d * d * static_cast<double>(k);
+}
+
+// The message every implementation gives for an exact zero pivot (COLUMN 0-based), so
+// that tools report the same column whichever implementation ran.
+// PIVOTING false: the message of elimination without pivoting (mmsolve --method gauss).
+std::string zero_pivot_message(std::int64_t column, bool pivoting = true);
+
+// LAPACK's pivot magnitude: |re| + |im| for complex (cheaper than abs, same choice
+// as i?amax), |x| for real.
+template <class T>
+real_type_t<T> pivot_magnitude(const T& v) {
+  if constexpr (is_complex_v<T>)
+    return std::abs(v.real()) + std::abs(v.imag());
+  else
+    return v < T(0) ? -v : v;
+}
+
+// In place on A (n x n, row-major). Each throws NumericalError(zero_pivot_message(k)) at
+// the first column k whose pivot is exactly zero; A and IPIV are then partly written.
+
+// Serial reference: unblocked right-looking Doolittle with partial pivoting.
+template <class T>
+void lu_ref(Dense<T>& a, std::int64_t* ipiv);
+
+// Right-looking blocked LU: recursive panel factorization of width NB, row swaps applied
+// left and right, a triangular solve for U's block row, and the trailing update by a
+// packed, register-blocked OpenMP matrix product (no BLAS).
+template <class T>
+void lu_cpu_blocked(Dense<T>& a, std::int64_t* ipiv, std::int64_t nb);
+// The same without row swaps (Gaussian elimination as the GPU literature times it): IPIV
+// comes back as the identity; an exact zero on the diagonal throws.
+template <class T>
+void lu_cpu_blocked_nopivot(Dense<T>& a, std::int64_t* ipiv, std::int64_t nb);
+
+// LAPACK ?getrf (OpenBLAS); A transposed to column-major and back around the call.
+template <class T>
+void lu_lapack(Dense<T>& a, std::int64_t* ipiv);
+
+// C -= A * B on row-major blocks (C m x n with leading dimension ldc, A m x k, B k x n):
+// the trailing update of lu_cpu_blocked, exposed for its tests and the benchmark.
+template <class T>
+void gemm_sub_cpu(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda,
+                  const T* b, std::int64_t ldb, T* c, std::int64_t ldc);
+
+// Solves A X = B in place on B (n x k, row-major) from packed LU factors and pivots:
+// row swaps, then L y = Pb (unit lower), then U x = y. Serial reference ...
+template <class T>
+void lu_solve_ref(const Dense<T>& lu, const std::int64_t* ipiv, Dense<T>& b);
+// ... and OpenMP (right-hand sides split across threads; rows of a block of them at once).
+template <class T>
+void lu_solve_cpu(const Dense<T>& lu, const std::int64_t* ipiv, Dense<T>& b);
+
+}  // namespace mm

@@ -1,0 +1,60 @@
+// The LU implementations by name, best first for each device.
+#include <algorithm>
+
+#include "instantiate.hpp"
+#include "lu.hpp"
+
+namespace mm {
+
+namespace {
+
+// Every runner factors a fresh copy of A, so repeated runs time the same work.
+template <class T, void (*Factor)(Dense<T>&, std::int64_t*)>
+class LuRunner final : public Runner {
+ public:
+  explicit LuRunner(const LuProblem<T>& p) : p_(p) {}
+  void run() override {
+    std::copy(p_.a->data.begin(), p_.a->data.end(), p_.lu->data.begin());
+    Factor(*p_.lu, p_.ipiv->data());
+  }
+
+ private:
+  LuProblem<T> p_;
+};
+
+// Block width of cpu-blocked: 128, level with 64 and ahead of 192 and 256 at n = 2048 in
+// bench/results/lu_cpu_2026-11-21_82c78db.md.
+template <class T>
+void blocked(Dense<T>& a, std::int64_t* ipiv) {
+  lu_cpu_blocked(a, ipiv, 128);
+}
+
+template <class T, void (*Factor)(Dense<T>&, std::int64_t*)>
+LuMake<T> make() {
+  return [](const LuProblem<T>& p) -> std::unique_ptr<Runner> {
+    return std::make_unique<LuRunner<T, Factor>>(p);
+  };
+}
+
+}  // namespace
+
+template <class T>
+const ImplList<LuMake<T>>& lu_impls() {
+  static const ImplList<LuMake<T>> list = [] {
+    ImplList<LuMake<T>> l;
+    l.push_back({"lapack", Device::cpu, "LAPACK getrf (OpenBLAS), via a column-major copy",
+                 make<T, lu_lapack<T>>()});
+    l.push_back({"cpu-blocked", Device::cpu,
+                 "OpenMP blocked, recursive panels, packed AVX-512 trailing update",
+                 make<T, blocked<T>>()});
+    l.push_back({"ref", Device::cpu, "serial unblocked Doolittle with partial pivoting",
+                 make<T, lu_ref<T>>()});
+    return l;
+  }();
+  return list;
+}
+
+#define MM_LU_IMPLS(T) template const ImplList<LuMake<T>>& lu_impls<T>();
+MM_FOR_VALUE_TYPES(MM_LU_IMPLS)
+
+}  // namespace mm

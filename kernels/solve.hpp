@@ -1,0 +1,113 @@
+// Linear solvers A X = B (B n x k): dense LU and Gaussian elimination, UMFPACK, and the
+// Krylov methods CG, BiCGSTAB and restarted GMRES: declarations for every backend.
+//
+// Work formulas (the record's flops; bytes are the matrix read once per pass plus vectors):
+//   lu:        2/3 n^3 + 2 n^2 k               (x4 complex)
+//   gauss:     2/3 n^3 + 2 n^2 k               (no pivoting; same count)
+//   umfpack:   UMFPACK's own count of the factorization (Info[UMFPACK_FLOPS]) + 4 nnz(LU) k
+//   cg:        per iteration 2 nnz + 10 n      (+ n with Jacobi)
+//   bicgstab:  per iteration 4 nnz + 20 n      (+ 2n with Jacobi)
+//   gmres:     per inner step 2 nnz + 4 n (j+1) + 6 n for Arnoldi step j (+ n with Jacobi)
+// Iterative counts are summed over the iterations actually run (x4 for complex values).
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "impl.hpp"
+#include "lu.hpp"
+#include "mm/matrix.hpp"
+
+namespace mm {
+
+enum class SolveMethod { lu, gauss, umfpack, cg, bicgstab, gmres };
+const char* method_name(SolveMethod m);
+// Throws UsageError for an unknown name.
+SolveMethod parse_method(const std::string& name);
+inline bool is_iterative(SolveMethod m) {
+  return m == SolveMethod::cg || m == SolveMethod::bicgstab || m == SolveMethod::gmres;
+}
+
+struct IterOptions {
+  double tol = 1e-8;  // stop at ||b - Ax|| <= tol ||b||
+  std::int64_t max_iter = 1000;
+  int restart = 30;     // GMRES inner steps per cycle
+  bool jacobi = false;  // diagonal preconditioner (right-preconditioned for BiCGSTAB, GMRES)
+};
+
+// What a solve reports, over all right-hand-side columns: the most iterations, the
+// worst ||b - Ax|| / ||b|| the method itself measured at its end, whether every column
+// met the tolerance, and the flops by the formulas above.
+struct SolveReport {
+  std::int64_t iterations = 0;
+  double relative_residual = 0;
+  bool converged = true;
+  std::string note;  // e.g. "breakdown (rho = 0)"
+  double flops = 0;
+};
+
+template <class I, class T>
+struct SolveProblem {
+  SolveMethod method = SolveMethod::lu;
+  const Dense<T>* dense = nullptr;  // lu and gauss
+  const Csr<I, T>* csr = nullptr;   // umfpack and the iterative methods
+  const Dense<T>* b = nullptr;      // n x k
+  Dense<T>* x = nullptr;            // n x k; the result
+  IterOptions opt;
+  SolveReport* report = nullptr;
+};
+
+template <class I, class T>
+using SolveMake = std::function<std::unique_ptr<Runner>(const SolveProblem<I, T>&)>;
+
+// The implementations of METHOD, best first for each device.
+template <class I, class T>
+const ImplList<SolveMake<I, T>>& solve_impls(SolveMethod method);
+
+// ---- dense: Gaussian elimination without pivoting, in place on A; B becomes X.
+// A zero pivot throws NumericalError naming its column.
+template <class T>
+void gauss_ref(Dense<T>& a, Dense<T>& b);
+template <class T>
+void gauss_cpu(Dense<T>& a, Dense<T>& b);
+
+// ---- dense: LAPACK getrf + getrs on A (a copy is factored); B becomes X.
+template <class T>
+void solve_lapack(const Dense<T>& a, Dense<T>& b);
+
+// ---- sparse direct: UMFPACK (real only; single precision is solved in double). Returns
+// the factorization's flop count.
+template <class I, class T>
+double solve_umfpack(const Csr<I, T>& a, const Dense<T>& b, Dense<T>& x);
+
+// ---- Krylov methods over the vector operations of one backend. A CUDA backend gives
+// its own operations on device vectors; the method drivers stay the same.
+template <class T>
+class KrylovOps {
+ public:
+  virtual ~KrylovOps() = default;
+  virtual std::int64_t size() const = 0;
+  virtual void matvec(const T* x, T* y) = 0;           // y = A x
+  virtual T dot(const T* x, const T* y) = 0;           // sum conj(x_i) y_i
+  virtual void axpby(T a, const T* x, T b, T* y) = 0;  // y = a x + b y
+  virtual void precond(const T* r, T* z) = 0;          // z = M^-1 r (a copy when none)
+  virtual double nnz() const = 0;                      // for the flop count
+};
+
+// Serial: spmv_ref and plain loops.
+template <class I, class T>
+std::unique_ptr<KrylovOps<T>> krylov_ops_ref(const Csr<I, T>& a, bool jacobi);
+// OpenMP: spmv_cpu_csr (rows split by nonzeros) and parallel vector loops.
+template <class I, class T>
+std::unique_ptr<KrylovOps<T>> krylov_ops_cpu(const Csr<I, T>& a, bool jacobi);
+
+// One right-hand side: x (zero on entry) becomes the solution. Adds its flops and takes
+// the worst residual and most iterations into REPORT.
+template <class T>
+void krylov_solve(SolveMethod m, KrylovOps<T>& ops, const T* b, T* x, const IterOptions& opt,
+                  SolveReport& report);
+
+}  // namespace mm

@@ -1,0 +1,250 @@
+// LU: every implementation checked by ||PA - LU|| / ||A|| on awkward sizes and the corpus,
+// pivots against ref, zero-pivot detection, the trailing-update product and substitution.
+#include <gtest/gtest.h>
+
+#include "lu.hpp"
+#include "mm/check.hpp"
+#include "random_matrices.hpp"
+#include "test_helpers.hpp"
+
+namespace mm {
+namespace {
+
+template <class T>
+class LuTypes : public ::testing::Test {};
+using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(LuTypes, Types);
+
+template <class T>
+double eps() {
+  return std::is_same_v<real_type_t<T>, float> ? 1.2e-7 : 2.3e-16;
+}
+
+// Runs IMPL on A through its runner, pivots poisoned first.
+template <class T>
+void factor(const Impl<LuMake<T>>& impl, const Dense<T>& a, Dense<T>& lu,
+            std::vector<std::int64_t>& ipiv) {
+  lu = Dense<T>(a.rows, a.cols, test::poison<T>());
+  ipiv.assign(static_cast<std::size_t>(a.rows), -7);
+  LuProblem<T> p{&a, &lu, &ipiv};
+  auto r = impl.make(p);
+  r->upload();
+  r->run();
+  r->run();  // a second run factors A again, not the factors
+  r->download();
+}
+
+// The check mmcheck lu runs, with a tolerance for the value type.
+template <class T>
+void expect_factors(const Dense<T>& a, const Dense<T>& lu, const std::vector<std::int64_t>& ipiv,
+                    double tol, const std::string& what) {
+  for (const auto& v : lu.data)
+    ASSERT_FALSE(std::isnan(std::abs(v))) << what << ": unwritten (NaN) factor";
+  for (auto p : ipiv) ASSERT_TRUE(p >= 1 && p <= a.rows) << what << ": pivot " << p;
+  const auto r = check::lu_check(to_mtx(a), to_mtx(lu), ipiv, tol);
+  EXPECT_TRUE(r.pass) << what << ": ||PA-LU||/||A|| = " << r.relative_error << " > " << tol;
+}
+
+// Diagonally dominant (no row swaps needed) or not (uniform in [-1, 1)).
+template <class T>
+Dense<T> test_matrix(std::int64_t n, bool dominant, std::uint64_t seed) {
+  Dense<T> a = test::random_dense<T>(n, n, seed);
+  if (dominant)
+    for (std::int64_t i = 0; i < n; ++i) a(i, i) += T(static_cast<double>(n));
+  return a;
+}
+
+TEST(Lu, ReferenceByHandNeedsPivoting) {
+  Dense<double> a(2, 2);
+  a(0, 1) = 1;
+  a(1, 0) = 1;
+  std::vector<std::int64_t> ipiv(2);
+  lu_ref(a, ipiv.data());
+  EXPECT_EQ(ipiv, (std::vector<std::int64_t>{2, 2}));
+  EXPECT_EQ(a.data, (std::vector<double>{1, 0, 0, 1}));
+  // [[2, 1], [4, 3]]: pivot 4, l = 0.5, u22 = 1 - 0.5*3 = -0.5.
+  Dense<double> b(2, 2);
+  b.data = {2, 1, 4, 3};
+  lu_ref(b, ipiv.data());
+  EXPECT_EQ(ipiv, (std::vector<std::int64_t>{2, 2}));
+  EXPECT_EQ(b.data, (std::vector<double>{4, 3, 0.5, -0.5}));
+}
+
+TYPED_TEST(LuTypes, EveryImplFactorsAwkwardSizes) {
+  using T = TypeParam;
+  std::uint64_t seed = 11;
+  for (const std::int64_t n : {1, 2, 7, 31, 33, 129, 300, 1000}) {
+    for (const bool dominant : {true, false}) {
+      if (n == 1000 && is_complex_v<T>) continue;  // the serial ref: time, not coverage
+      const Dense<T> a = test_matrix<T>(n, dominant, seed++);
+      for (const auto& impl : lu_impls<T>()) {
+        Dense<T> lu;
+        std::vector<std::int64_t> ipiv;
+        factor(impl, a, lu, ipiv);
+        // Backward error of partial pivoting: O(n eps) times a growth factor, small here.
+        const double tol = 40.0 * static_cast<double>(n) * eps<T>();
+        expect_factors(
+            a, lu, ipiv, tol,
+            impl.name + " n=" + std::to_string(n) + (dominant ? " dominant" : " random"));
+        if (dominant) {  // the diagonal is the largest in its column all along: no swaps
+          for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(ipiv[i], i + 1) << impl.name;
+        }
+      }
+    }
+  }
+}
+
+// Sparse shapes made dense: a full first row, every third row otherwise empty but for its
+// diagonal (so nonsingular), as mmlu sees sparse files.
+TYPED_TEST(LuTypes, SparseShapesMadeDense) {
+  using T = TypeParam;
+  for (const auto& shape : {test::Shape{"dense-row", 300, 300, 0.01, false, true},
+                            test::Shape{"empty-rows", 200, 200, 0.05, true, false}}) {
+    Dense<T> a = coo_to_dense(csr_to_coo(test::random_csr<std::int32_t, T>(shape, 8)));
+    for (std::int64_t i = 0; i < a.rows; ++i) a(i, i) += T(2);
+    for (const auto& impl : lu_impls<T>()) {
+      Dense<T> lu;
+      std::vector<std::int64_t> ipiv;
+      factor(impl, a, lu, ipiv);
+      expect_factors(a, lu, ipiv, 40.0 * static_cast<double>(a.rows) * eps<T>(),
+                     impl.name + " " + shape.name);
+    }
+  }
+}
+
+// The same pivot sequence as the reference: the column maxima are far apart on random data.
+TEST(Lu, PivotsMatchRef) {
+  for (const std::int64_t n : {33, 200, 513}) {
+    const Dense<double> a = test_matrix<double>(n, false, 5 + n);
+    Dense<double> want_lu;
+    std::vector<std::int64_t> want;
+    factor(lu_impls<double>().back(), a, want_lu, want);
+    ASSERT_EQ(lu_impls<double>().back().name, "ref");
+    for (const auto& impl : lu_impls<double>()) {
+      Dense<double> lu;
+      std::vector<std::int64_t> ipiv;
+      factor(impl, a, lu, ipiv);
+      EXPECT_EQ(ipiv, want) << impl.name << " n=" << n;
+      test::expect_close(lu.data, want_lu.data, 1e-9, impl.name + " factors");
+    }
+  }
+}
+
+TYPED_TEST(LuTypes, ZeroPivotNamesTheColumn) {
+  using T = TypeParam;
+  // Rows 1 and 2 equal: after the first step they stay equal, and their difference, the
+  // pivot of column 3, is exactly zero. Then a zero column 40 in a larger matrix (0-based
+  // columns below).
+  Dense<T> a(3, 3);
+  a.data = {T(1), T(2), T(3), T(1), T(2), T(3), T(4), T(5), T(7)};
+  Dense<T> b = test_matrix<T>(300, false, 3);
+  for (std::int64_t i = 0; i < 300; ++i) b(i, 39) = T{};
+  // A zero row stays zero and is left for the last column.
+  Dense<T> z = test_matrix<T>(100, false, 4);
+  for (std::int64_t j = 0; j < 100; ++j) z(17, j) = T{};
+  for (const auto& [m, col] : {std::pair{a, 2}, std::pair{b, 39}, std::pair{z, 99}}) {
+    for (const auto& impl : lu_impls<T>()) {
+      Dense<T> lu;
+      std::vector<std::int64_t> ipiv;
+      try {
+        factor(impl, m, lu, ipiv);
+        ADD_FAILURE() << impl.name << ": no error for a singular matrix";
+      } catch (const NumericalError& e) {
+        EXPECT_EQ(std::string(e.what()), zero_pivot_message(col)) << impl.name;
+      }
+    }
+  }
+}
+
+TYPED_TEST(LuTypes, TrailingUpdateMatchesNaiveProduct) {
+  using T = TypeParam;
+  std::uint64_t seed = 1;
+  for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1},
+                                                                        {7, 9, 3},
+                                                                        {8, 16, 8},
+                                                                        {17, 33, 31},
+                                                                        {129, 300, 130},
+                                                                        {300, 1030, 257},
+                                                                        {0, 5, 5}}) {
+    // Blocks inside larger arrays: leading dimensions bigger than the widths.
+    const std::int64_t lda = k + 3, ldb = n + 5, ldc = n + 1;
+    const auto a = test::random_vector<T>(m * lda, seed++);
+    const auto b = test::random_vector<T>(k * ldb, seed++);
+    auto c = test::random_vector<T>(m * ldc, seed++);
+    auto want = c;
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        T s{};
+        for (std::int64_t p = 0; p < k; ++p) s += a[i * lda + p] * b[p * ldb + j];
+        want[i * ldc + j] -= s;
+      }
+    gemm_sub_cpu(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
+    test::expect_close(c, want, test::tolerance<T>(k) * 4,
+                       "update " + std::to_string(m) + "x" + std::to_string(n));
+  }
+}
+
+TYPED_TEST(LuTypes, SubstitutionSolves) {
+  using T = TypeParam;
+  for (const std::int64_t n : {1, 31, 200}) {
+    for (const std::int64_t k : {1, 3, 70}) {
+      const Dense<T> a = test_matrix<T>(n, false, static_cast<std::uint64_t>(n * 100 + k));
+      Dense<T> lu = a;
+      std::vector<std::int64_t> ipiv(static_cast<std::size_t>(n));
+      lu_ref(lu, ipiv.data());
+      const Dense<T> xt = test::random_dense<T>(n, k, 9);
+      Dense<T> b(n, k);
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t c = 0; c < k; ++c)
+          for (std::int64_t j = 0; j < n; ++j) b(i, c) += a(i, j) * xt(j, c);
+      Dense<T> x1 = b, x2 = b;
+      lu_solve_ref(lu, ipiv.data(), x1);
+      lu_solve_cpu(lu, ipiv.data(), x2);
+      test::expect_close(x2.data, x1.data, test::tolerance<T>(n) * 4, "cpu vs ref");
+      // Random matrices are mildly conditioned: x within a loose multiple of eps.
+      test::expect_close(x1.data, xt.data, 2e4 * static_cast<double>(n) * eps<T>(),
+                         "ref vs x_true");
+    }
+  }
+}
+
+TEST(Lu, EveryImplOnTheCorpus) {
+  int checked = 0;
+  for (const auto& f : test::corpus_files()) {
+    const MtxMatrix m = read_mtx(f);
+    if (!m.header.is_square() || m.header.rows > 1200 || m.header.rows == 0) continue;
+    const bool complex = m.header.field == Field::complex;
+    auto run = [&]<class T>() {
+      const Dense<T> a = to_dense<T>(m);
+      for (const auto& v : a.data)
+        if (!std::isfinite(std::abs(v))) return;  // the corpus holds inf and nan on purpose
+      std::string ref_error;
+      Dense<T> ref_lu;
+      std::vector<std::int64_t> ref_piv;
+      try {
+        factor(lu_impls<T>().back(), a, ref_lu, ref_piv);
+      } catch (const NumericalError& e) {
+        ref_error = e.what();
+      }
+      for (const auto& impl : lu_impls<T>()) {
+        Dense<T> lu;
+        std::vector<std::int64_t> ipiv;
+        if (!ref_error.empty()) {  // exactly singular: every implementation says so
+          EXPECT_THROW(factor(impl, a, lu, ipiv), NumericalError) << impl.name << " on " << f;
+          continue;
+        }
+        factor(impl, a, lu, ipiv);
+        expect_factors(a, lu, ipiv, check::default_lu_tol(a.rows), impl.name + " on " + f);
+      }
+      ++checked;
+    };
+    if (complex)
+      run.template operator()<std::complex<double>>();
+    else
+      run.template operator()<double>();
+  }
+  EXPECT_GE(checked, 8);
+}
+
+}  // namespace
+}  // namespace mm
