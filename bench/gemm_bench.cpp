@@ -1,6 +1,12 @@
-// GEMM benchmark: every CPU implementation's GFLOP/s beside OpenBLAS and the copy bandwidth.
+// GEMM benchmark: every implementation of one device, GFLOP/s beside the vendor library
+// (OpenBLAS, or cuBLAS with --device cuda) and the copy bandwidth measured in the same run.
 //
 // Formula: flops = 2*n^3 (C = A*B, all n x n); bytes = 3*n^2*sizeof(T) (A, B read, C written).
+// --device cuda: kernel time by CUDA events (transfers excluded), WARMUP untimed runs then
+// the median of REPEAT; n = 8192 (256 MiB per float matrix, far above the 50 MB L2) for
+// cuBLAS, the register-blocked and tensor-core kernels, and --slow-n (4096, 64 MiB per float
+// matrix) for the naive and tiled kernels with cuBLAS again for their ratio. Single precision
+// also times cuBLAS with TF32 tensor-op math, the fair peer of the TF32 cuda-tensor kernel.
 // Each measurement: WARMUP untimed runs, then the median of REPEAT timed runs, the
 // implementations taking turns run by run. Square
 // inputs of uniform values in [-1, 1); n = 2048 is 32 MiB per double matrix (L2 is a few
@@ -21,6 +27,7 @@
 #include <sstream>
 
 #include "bench_common.hpp"
+#include "device.hpp"
 #include "gemm.hpp"
 
 namespace po = boost::program_options;
@@ -118,9 +125,71 @@ void run_size(const std::string& prec, std::int64_t n, const std::vector<std::st
   }
 }
 
-std::string markdown(const std::vector<Row>& rows, double copy) {
+// Every CUDA implementation named, one at a time (each holds A, B and C on the GPU), timed by
+// measure(); NAMES starts with cublas, the reference of the ratios and of the differences.
+template <class T>
+void run_cuda_size(const std::string& prec, std::int64_t n, const std::vector<std::string>& names,
+                   int warmup, int repeat, double copy, std::vector<Row>& rows) {
+  const auto a = random_square<T>(n, 1), b = random_square<T>(n, 2);
+  const double flops = mm::gemm_flops(n, n, n, false), bytes = mm::gemm_bytes(n, n, n, sizeof(T));
+  mm::Dense<T> blas_c;
+  double blas_t = NAN;
+  for (const auto& name : names) {
+    const mm::Impl<mm::GemmMake<T>>* impl = nullptr;
+    for (const auto& i : mm::gemm_impls<T>())
+      if (i.name == name && i.device == mm::Device::cuda) impl = &i;
+    if (!impl) {
+      std::cerr << "gemm_bench: no CUDA implementation " << name << " for " << prec << "\n";
+      continue;
+    }
+    mm::Dense<T> c(n, n);
+    auto r = impl->make(mm::GemmProblem<T>{&a, &b, &c, T(1)});
+    const mm::Measured ms = mm::measure(*r, warmup, repeat);
+    r.reset();  // frees its device memory before the next one allocates
+    const double t = ms.compute.median;
+    if (name == "cublas") blas_t = t;
+    Row row{prec,
+            name,
+            n,
+            t,
+            flops / t * 1e-9,
+            bytes / t * 1e-9,
+            blas_t / t,
+            0,
+            name == "cublas" ? 0.0 : (blas_c.data.empty() ? NAN : rel_diff(c, blas_c))};
+    row.vs_copy = row.gbps / copy;
+    if (name == "cublas") blas_c = std::move(c);
+    json j = mm::bench::context("gemm_bench", 0);
+    j.update({{"device_kind", "cuda"},
+              {"device", ms.device},
+              {"precision", prec},
+              {"impl", name},
+              {"n", n},
+              {"seconds", t},
+              {"gflops", row.gflops},
+              {"gbps", row.gbps},
+              {"copy_gbps", copy},
+              {"vs_cublas", row.vs_openblas},
+              {"max_rel_diff_vs_cublas", row.max_rel_diff}});
+    mm::bench::emit(j);
+    std::cerr << "gemm_bench: " << prec << " n=" << n << " " << name << ": " << row.gflops
+              << " GFLOP/s\n";
+    rows.push_back(row);
+  }
+}
+
+// Median seconds of IMPL at N from the rows (NAN when absent).
+double seconds_of(const std::vector<Row>& rows, const std::string& prec, std::int64_t n,
+                  const std::string& impl) {
+  for (const auto& r : rows)
+    if (r.precision == prec && r.n == n && r.impl == impl) return r.seconds;
+  return NAN;
+}
+
+std::string markdown(const std::vector<Row>& rows, double copy, const std::string& vendor) {
   std::ostringstream s;
-  s << "| precision | n | impl | median s | GFLOP/s | x OpenBLAS | GB/s (formula) | x copy | max "
+  s << "| precision | n | impl | median s | GFLOP/s | x " << vendor
+    << " | GB/s (formula) | x copy | max "
        "rel diff |\n"
     << "|---|---:|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : rows)
@@ -146,13 +215,17 @@ int main(int argc, char** argv) {
     execv("/proc/self/exe", argv);
     std::cerr << "gemm_bench: cannot run again with passive thread pools; idle threads will spin\n";
   }
-  std::int64_t n = 2048, ref_n = 512;
+  std::int64_t n = 2048, ref_n = 512, slow_n = 4096;
   int warmup = 1, repeat = 5, threads = 0;
-  std::string md;
+  std::string md, device = "cpu";
   std::vector<std::string> precisions{"double", "single"};
   po::options_description opts("gemm_bench options");
-  opts.add_options()("help,h", "this help")("n", po::value(&n)->default_value(n),
-                                            "size of the main run")(
+  opts.add_options()("help,h", "this help")(
+      "device", po::value(&device)->default_value(device),
+      "cpu or cuda (cuda: n defaults to 8192, warmup 2, repeat 10)")(
+      "n", po::value(&n)->default_value(n), "size of the main run")(
+      "slow-n", po::value(&slow_n)->default_value(slow_n),
+      "cuda: size of the run with the naive and tiled kernels (0: none)")(
       "ref-n", po::value(&ref_n)->default_value(ref_n),
       "size of the run with the naive ref (0: none)")(
       "warmup", po::value(&warmup)->default_value(warmup), "untimed runs first")(
@@ -174,6 +247,51 @@ int main(int argc, char** argv) {
               << opts;
     return 0;
   }
+  if (device == "cuda") {
+    if (vm["n"].defaulted()) n = 8192;
+    if (vm["warmup"].defaulted()) warmup = 2;
+    if (vm["repeat"].defaulted()) repeat = 10;
+    double copy = 0;
+    try {
+      copy = mm::cuda_copy_gbps(std::size_t{1} << 30);
+    } catch (const mm::DeviceError& e) {
+      std::cerr << "gemm_bench: --device cuda: " << e.what() << "\n";
+      return 4;
+    }
+    std::vector<Row> rows;
+    const std::vector<std::string> slow{"cublas",       "cuda-regblock", "cuda-tensor",
+                                        "cuda-tiled32", "cuda-tiled16",  "cuda-naive"};
+    for (const auto& p : precisions) {
+      if (p == "double") {
+        run_cuda_size<double>(p, n, {"cublas", "cuda-tensor", "cuda-regblock"}, warmup, repeat,
+                              copy, rows);
+        if (slow_n > 0) run_cuda_size<double>(p, slow_n, slow, warmup, repeat, copy, rows);
+      } else {
+        run_cuda_size<float>(p, n, {"cublas", "cuda-regblock", "cuda-tensor", "cublas-tf32"},
+                             warmup, repeat, copy, rows);
+        if (slow_n > 0) run_cuda_size<float>(p, slow_n, slow, warmup, repeat, copy, rows);
+      }
+    }
+    std::ostringstream s;
+    s << "# " << mm::cuda_devices().name << ", n = " << n << " (naive and tiled at n = " << slow_n
+      << "); kernel time by CUDA events, median of " << repeat << " after " << warmup
+      << " warm-up\n\n"
+      << markdown(rows, copy, "cuBLAS") << std::fixed << std::setprecision(3)
+      << "\nAims at n = " << n << ": cuda-regblock / cublas (FP32 SIMT vs FP32) = "
+      << seconds_of(rows, "single", n, "cublas") / seconds_of(rows, "single", n, "cuda-regblock")
+      << " (aim 0.8); cuda-tensor / cublas-tf32 (both TF32) = "
+      << seconds_of(rows, "single", n, "cublas-tf32") / seconds_of(rows, "single", n, "cuda-tensor")
+      << "; double cuda-tensor / cublas (DMMA vs DGEMM) = "
+      << seconds_of(rows, "double", n, "cublas") / seconds_of(rows, "double", n, "cuda-tensor")
+      << " (aim 0.6)\n";
+    std::cerr << s.str();
+    if (!md.empty()) std::ofstream(md) << s.str();
+    return 0;
+  }
+  if (device != "cpu") {
+    std::cerr << "gemm_bench: --device must be cpu or cuda, not '" << device << "'\n";
+    return 2;
+  }
   if (threads <= 0) threads = omp_get_num_procs();
   omp_set_num_threads(threads);
   openblas_set_num_threads(threads);
@@ -194,7 +312,7 @@ int main(int argc, char** argv) {
                         rows);
     }
   }
-  const std::string table = markdown(rows, copy);
+  const std::string table = markdown(rows, copy, "OpenBLAS");
   std::cerr << table;
   if (!md.empty()) std::ofstream(md) << table;
   return 0;

@@ -4,6 +4,10 @@
 #include "gemm.hpp"
 #include "instantiate.hpp"
 
+#ifdef MM_HAVE_CUDA
+#include "cuda/gemm_cuda.hpp"
+#endif
+
 namespace mm {
 
 namespace {
@@ -49,6 +53,47 @@ GemmMake<T> blocked(GemmKernel k) {
   };
 }
 
+#ifdef MM_HAVE_CUDA
+// The GPU ones, best first: cuBLAS, then the hand-written kernels fastest first (complex:
+// cuBLAS only). For float the tensor kernel rounds inputs to TF32, so it follows the
+// full-precision register-blocked kernel; for double it is full FP64 (DMMA) and leads.
+template <class T>
+void add_cuda_impls(ImplList<GemmMake<T>>& l) {
+  l.push_back({"cublas", Device::cuda, "cuBLAS ?gemm (C^T = B^T A^T), default math (no TF32)",
+               [](const GemmProblem<T>& p) { return make_gemm_cublas(p); }});
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    auto hand = [](GemmCudaKernel k) -> GemmMake<T> {
+      return [k](const GemmProblem<T>& p) { return make_gemm_cuda(p, k); };
+    };
+    const Impl<GemmMake<T>> regblock{
+        "cuda-regblock", Device::cuda,
+        "128x128 block tile, 8x8 register tile per thread, BK=8, double-buffered shared",
+        hand(GemmCudaKernel::regblock)};
+    if constexpr (std::is_same_v<T, float>) {
+      l.push_back(regblock);
+      l.push_back({"cuda-tensor", Device::cuda,
+                   "tensor cores, wmma TF32 m16n16k8: inputs ROUNDED TO TF32 (10-bit mantissa), "
+                   "FP32 sums",
+                   hand(GemmCudaKernel::tensor)});
+      l.push_back({"cublas-tf32", Device::cuda,
+                   "cuBLAS Sgemm with TF32 tensor-op math: inputs rounded to TF32",
+                   [](const GemmProblem<T>& p) { return make_gemm_cublas(p, true); }});
+    } else {
+      l.push_back({"cuda-tensor", Device::cuda,
+                   "tensor cores, wmma FP64 DMMA m8n8k4, 128x128 block tile (full double)",
+                   hand(GemmCudaKernel::tensor)});
+      l.push_back(regblock);
+    }
+    l.push_back({"cuda-tiled32", Device::cuda, "32x32 shared-memory tiles, a thread per element",
+                 hand(GemmCudaKernel::tiled32)});
+    l.push_back({"cuda-tiled16", Device::cuda, "16x16 shared-memory tiles, a thread per element",
+                 hand(GemmCudaKernel::tiled16)});
+    l.push_back({"cuda-naive", Device::cuda, "a thread per element of C, operands from memory",
+                 hand(GemmCudaKernel::naive)});
+  }
+}
+#endif
+
 }  // namespace
 
 template <class T>
@@ -86,6 +131,9 @@ const ImplList<GemmMake<T>>& gemm_impls() {
                  plain<T, gemm_cpu_rows<T>>()});
     l.push_back(
         {"ref", Device::cpu, "serial reference, naive i-j-k loops", plain<T, gemm_ref<T>>()});
+#ifdef MM_HAVE_CUDA
+    add_cuda_impls<T>(l);
+#endif
     return l;
   }();
   return list;

@@ -61,6 +61,7 @@ std::int64_t entry_bound(const MtxHeader& h) {
 
 struct Context {
   const CommonOptions& c;
+  Device device;  // resolved --device: the product's implementations on it are chosen
   TimingRecord& rec;
   Stopwatch convert;  // restarted once the inputs are read
 };
@@ -85,7 +86,7 @@ int execute(Context& x, const Impl& impl, const Problem& p, double flops,
 
 template <class T>
 int run_gemm(Context& x, const Input& a, const Input& b, T alpha) {
-  const auto& impl = pick_impl(gemm_impls<T>(), "gemm", x.c.impl, Device::cpu);
+  const auto& impl = pick_impl(gemm_impls<T>(), "gemm", x.c.impl, x.device);
   const Dense<T> da = to_dense<T>(a.m), db = to_dense<T>(b.m);
   Dense<T> dc(da.rows, db.cols);
   const std::int64_t m = da.rows, n = db.cols, k = da.cols;
@@ -99,7 +100,7 @@ int run_sparse(Context& x, Mode mode, const Input& a, const Input& b, T alpha) {
   const std::int64_t m = a.m.header.rows, k = a.m.header.cols, n = b.m.header.cols;
   const double value = sizeof(T);
   if (mode == Mode::spgemm) {
-    const auto& impl = pick_impl(spgemm_impls<I, T>(), "spgemm", x.c.impl, Device::cpu);
+    const auto& impl = pick_impl(spgemm_impls<I, T>(), "spgemm", x.c.impl, x.device);
     const Csr<I, T> sa = as_csr<I, T>(a.m), sb = as_csr<I, T>(b.m);
     Csr<I, T> sc;
     return execute(
@@ -108,7 +109,7 @@ int run_sparse(Context& x, Mode mode, const Input& a, const Input& b, T alpha) {
         [&] { return csr_bytes(sa) + csr_bytes(sb) + csr_bytes(sc); }, [&] { return to_mtx(sc); });
   }
   if (mode == Mode::spmm) {
-    const auto& impl = pick_impl(spmm_impls<I, T>(), "spmm", x.c.impl, Device::cpu);
+    const auto& impl = pick_impl(spmm_impls<I, T>(), "spmm", x.c.impl, x.device);
     const Csr<I, T> sa = as_csr<I, T>(a.m);
     const Dense<T> db = to_dense<T>(b.m);
     Dense<T> dc(m, n);
@@ -118,7 +119,7 @@ int run_sparse(Context& x, Mode mode, const Input& a, const Input& b, T alpha) {
         [&] { return csr_bytes(sa) + static_cast<double>(k * n + m * n) * value; },
         [&] { return to_mtx(dc); });
   }
-  const auto& impl = pick_impl(dsmm_impls<I, T>(), "dsmm", x.c.impl, Device::cpu);
+  const auto& impl = pick_impl(dsmm_impls<I, T>(), "dsmm", x.c.impl, x.device);
   const Dense<T> da = to_dense<T>(a.m);
   const Csr<I, T> sb = as_csr<I, T>(b.m);
   Dense<T> dc(m, n);
@@ -154,7 +155,9 @@ int run(const Cli& cli) {
   if (files.size() != 2) throw UsageError("give two matrices A and B (see mmmul --help)");
   if (files[0] == "-" && files[1] == "-")
     throw UsageError("only one of A and B can be standard input");
-  resolve_device(c.device, c.verbose, "mmmul");  // throws for cuda: no CUDA product yet
+  // Without a GPU, cuda throws here (exit 4); on one, a product with no CUDA implementation
+  // refuses --device cuda (pick_impl) and runs on the CPU under auto.
+  const Device device = resolve_device(c.device, c.verbose, "mmmul");
   if (c.threads > 0) {
     omp_set_num_threads(c.threads);
     gemm_openblas_threads(c.threads);
@@ -176,7 +179,7 @@ int run(const Cli& cli) {
   rec.extra("mode", mode_name(mode));
   const bool complex = ha.field == Field::complex || hb.field == Field::complex;
   const double alpha = cli.get<double>("alpha");
-  Context x{c, rec, {}};
+  Context x{c, device, rec, {}};
   return with_value_type(c.precision, complex, [&]<class T>() {
     if (mode == Mode::gemm) return run_gemm<T>(x, a, b, T(alpha));
     return with_index_type(std::max(ha.rows, hb.rows), std::max(ha.cols, hb.cols),
@@ -209,6 +212,7 @@ int main(int argc, char** argv) {
         "mmmul S.mtx X.mtx --impl ref          # sparse x dense (X an array file)\n"
         "mmmul X.mtx S.mtx --precision single  # dense x sparse\n"
         "mmmul A.mtx B.mtx --mode gemm --impl openblas --repeat 5 --warmup 1 -q --timing -\n"
+        "mmmul A.mtx B.mtx --device cuda --impl cuda-regblock -q --timing -  # GEMM on the GPU\n"
         "mmmul --list-impls --mode gemm");
     cli.compute().positional("files", -1);
     cli.options()("alpha", mm::po::value<double>()->default_value(1.0), "scale of A*B")(

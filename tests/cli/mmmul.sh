@@ -2,6 +2,8 @@
 # (A@B written by scipy.io.mmwrite, compared with mmcheck compare), pipes and '-',
 # the timing record's work formula, usage errors and refused inputs.
 source "$(dirname "$0")/common.bash"
+# CUDA implementations run where a GPU exists (the GPU machine), CPU ones everywhere.
+gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
 
 # ---- help, implementations, usage and device errors -----------------------------------------
 expect_exit 0 mmmul --help
@@ -21,8 +23,15 @@ expect_stderr "--mode must be"
 expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --impl cpu-blocked
 expect_stderr "unknown --impl 'cpu-blocked' for spgemm; one of: cpu-spgemm, ref"
 expect_exit 2 mmmul - - <"$CORPUS/west0067.mtx"
-expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --device cuda -o "$TMP/cuda.mtx"
-[[ ! -e $TMP/cuda.mtx ]] && pass "--device cuda wrote nothing" || fail "--device cuda left an output"
+if [[ -z $gpu ]]; then
+  expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --device cuda -o "$TMP/cuda.mtx"
+  [[ ! -e $TMP/cuda.mtx ]] && pass "--device cuda wrote nothing" || fail "--device cuda left an output"
+  expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-naive -o "$TMP/cuda.mtx"
+  expect_stderr "needs a GPU"
+else  # SpGEMM has no CUDA implementation: --device cuda refuses it, exit 4
+  expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --device cuda -o "$TMP/cuda.mtx"
+  expect_stderr "no cuda implementation of spgemm"
+fi
 
 # ---- refused inputs: exit 3, nothing written, an existing target untouched -------------------
 expect_exit 3 mmmul "$CORPUS/lp_afiro.mtx" "$CORPUS/lp_afiro.mtx" -o "$TMP/none.mtx"
@@ -83,12 +92,24 @@ mmmul "$CORPUS/west0479.mtx" - <"$CORPUS/west0479.mtx" >"$TMP/C.mtx" && mmcheck 
   pass "B from standard input" || fail "B from standard input"
 
 # ---- dense x dense (every GEMM implementation), sparse x dense, dense x sparse ---------------
-for impl in $(mmmul --list-impls --mode gemm | awk 'NR > 1 {print $1}'); do
+for impl in $(mmmul --list-impls --mode gemm | awk -v gpu="$gpu" 'NR > 1 && ($2 == "cpu" || gpu) {print $1}'); do
   expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/D2.mtx" --alpha 2.5 --impl "$impl" -o "$TMP/C.mtx"
   expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/gemm.mtx" --rtol 1e-12 --atol 1e-12
   expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/D2.mtx" --alpha 2.5 --impl "$impl" --precision single -o "$TMP/C.mtx"
-  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/gemm.mtx" --rtol 1e-4 --atol 1e-4
+  # cuda-tensor rounds single-precision inputs to TF32 (u = 2^-11): with k = 300 and alpha 2.5
+  # an element errs by about 0.8u*sqrt(300/9)*2.5 = 6e-3 (worst case 2u*300*2.5 = 0.73); the
+  # unit tests check it exactly on inputs TF32 represents.
+  if [[ $impl == cuda-tensor ]]; then rtol=2e-2 atol=0.1; else rtol=1e-4 atol=1e-4; fi
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/gemm.mtx" --rtol "$rtol" --atol "$atol"
 done
+if [[ -n $gpu ]]; then  # the GPU by --device alone, named in the timing record with its phases
+  expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/D2.mtx" --alpha 2.5 --device cuda -o "$TMP/C.mtx" --timing "$TMP/gpu.jsonl"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/gemm.mtx" --rtol 1e-12 --atol 1e-12
+  "$PY" -c "import json,sys; r=json.loads(open('$TMP/gpu.jsonl').readline()); sys.exit(0 if r['impl']=='cublas' and 'h2d' in r['phases'] and 'NVIDIA' in r['device'] else 1)" &&
+    pass "--device cuda: cublas, h2d phase and the GPU named" || fail "--device cuda record: $(cat "$TMP/gpu.jsonl")"
+  expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/D2.mtx" --alpha 2.5 --device auto --impl cuda-regblock --precision single -o "$TMP/C.mtx"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/gemm.mtx" --rtol 1e-4 --atol 1e-4
+fi
 head -1 "$TMP/C.mtx" | grep -q 'array real general' && pass "GEMM writes an array file" || fail "GEMM output"
 for impl in cpu ref; do
   expect_exit 0 mmmul "$TMP/S1.mtx" "$TMP/D2.mtx" --impl "$impl" -o "$TMP/C.mtx"

@@ -1,9 +1,13 @@
-// GEMM: every implementation against the naive reference on awkward shapes and the corpus.
+// GEMM: every implementation against the naive reference on awkward shapes and the corpus;
+// the CUDA ones where a GPU exists (skipped with the reason elsewhere).
 #include <gtest/gtest.h>
 
 #include <omp.h>
 
+#include <cmath>
+
 #include "gemm.hpp"
+#include "gpu.hpp"
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
 
@@ -56,7 +60,7 @@ TEST(Gemm, ShapeMismatchIsAnInputError) {
   }
 }
 
-// Every registered implementation through its Runner, output poisoned, run twice.
+// Every registered CPU implementation through its Runner, output poisoned, run twice.
 TYPED_TEST(GemmTypes, EveryImplMatchesRef) {
   using T = TypeParam;
   std::uint64_t seed = 1;
@@ -66,6 +70,8 @@ TYPED_TEST(GemmTypes, EveryImplMatchesRef) {
     Dense<T> want(d.m, d.n);
     gemm_ref(a, b, want, T(-1.5), T{});
     for (const auto& impl : gemm_impls<T>()) {
+      // CUDA ones: CudaImplsMatchRef below, where a GPU exists, with per-kernel tolerances.
+      if (impl.device != Device::cpu) continue;
       Dense<T> c(d.m, d.n, test::poison<T>());
       std::unique_ptr<Runner> r;
       try {
@@ -74,11 +80,112 @@ TYPED_TEST(GemmTypes, EveryImplMatchesRef) {
         GTEST_LOG_(INFO) << "skipping " << impl.name << ": " << e.what();
         continue;
       }
+      r->upload();
       r->run();
       r->run();
+      r->download();
       test::expect_close(c.data, want.data, test::tolerance<T>(d.k), impl.name + " on " + name(d));
     }
   }
+}
+
+// The tile edges of the CUDA kernels (16, 32, 128; BK 8, 16, 32), tiles met exactly, shapes
+// with and without the 16-byte vector path (n and k multiples of 4 floats / 2 doubles),
+// k = 1000 for the TF32 bound, and a very long k.
+std::vector<Dims> gpu_dims() {
+  auto d = awkward_dims();
+  for (const Dims& x : std::vector<Dims>{{128, 128, 128},
+                                         {256, 128, 64},
+                                         {129, 130, 131},
+                                         {257, 252, 1000},
+                                         {300, 256, 260},
+                                         {127, 1, 64},
+                                         {1, 129, 64},
+                                         {2, 2, 1000},
+                                         {33, 40, 20000},
+                                         {1000, 1000, 4}})
+    d.push_back(x);
+  return d;
+}
+
+// cuda-tensor in single precision rounds A and B to TF32 (10 explicit mantissa bits,
+// u = 2^-11): each product errs by at most about 2u|ab|, these errors are independent with
+// mean zero, so an element errs by about 0.8u*sqrt(sum (ab)^2) while elements themselves are
+// of size sqrt(sum (ab)^2). Relative to the largest element (expect_close's scale) the
+// error stays within a few u whatever k; where the scale is clamped to 1 (small k) the
+// worst case 2u*k*|alpha| is below 16u for k <= 5. Hence 16u = 7.8e-3 (about 1e-2 for
+// k = 1000), plus the FP32 summation's own tolerance.
+template <class T>
+double cuda_tolerance(const std::string& impl, std::int64_t k) {
+  if (std::is_same_v<T, float> && impl == "cuda-tensor")
+    return 16 * 0x1p-11 + test::tolerance<T>(k);
+  if (std::is_same_v<T, float> && impl == "cublas-tf32")
+    return 16 * 0x1p-11 + test::tolerance<T>(k);
+  return test::tolerance<T>(k);
+}
+
+// Every CUDA implementation against ref: output poisoned (NaN), run, timed run (repeats must
+// give the same answer), downloaded.
+template <class T>
+int check_cuda_impls(const std::vector<Dims>& dims, bool tf32_exact, std::uint64_t seed) {
+  int ran = 0;
+  for (const Dims& d : dims) {
+    auto a = test::random_dense<T>(d.m, d.k, seed++);
+    auto b = test::random_dense<T>(d.k, d.n, seed++);
+    if constexpr (!is_complex_v<T>) {
+      if (tf32_exact)  // multiples of 1/64 in [-1, 1]: exact in TF32, and so are all the sums
+        for (auto* x : {&a, &b})
+          for (auto& v : x->data) v = std::round(v * T(64)) / T(64);
+    }
+    Dense<T> want(d.m, d.n);
+    gemm_ref(a, b, want, T(-1.5), T{});
+    for (const auto& impl : gemm_impls<T>()) {
+      if (impl.device != Device::cuda) continue;
+      Dense<T> c(d.m, d.n, test::poison<T>());
+      auto r = impl.make(GemmProblem<T>{&a, &b, &c, T(-1.5)});
+      r->upload();
+      r->run();
+      r->timed_run();
+      r->download();
+      const double tol = tf32_exact ? test::tolerance<T>(d.k) : cuda_tolerance<T>(impl.name, d.k);
+      test::expect_close(c.data, want.data, tol, impl.name + " on " + name(d));
+      if (::testing::Test::HasFatalFailure()) return ran;
+      ++ran;
+    }
+  }
+  return ran;
+}
+
+TYPED_TEST(GemmTypes, CudaImplsMatchRef) {
+  MM_REQUIRE_GPU();
+  EXPECT_GT(check_cuda_impls<TypeParam>(gpu_dims(), false, 500), 0) << "no CUDA implementation";
+}
+
+// Inputs exact in TF32 with every partial sum exact in FP32 (k <= 1000: sums are multiples
+// of 2^-12 below 2^12): the TF32 tensor kernel must then agree with ref to FP32 accuracy,
+// which catches a misplaced fragment that the looser TF32 tolerance might let through.
+TEST(GemmGpu, FloatKernelsOnInputsExactInTf32) {
+  MM_REQUIRE_GPU();
+  std::vector<Dims> dims;
+  for (const Dims& d : gpu_dims())
+    if (d.k <= 1000) dims.push_back(d);
+  EXPECT_GT(check_cuda_impls<float>(dims, true, 900), 0);
+}
+
+// The tool's path: a CUDA impl bound once, measured as the tools do (warm-up and repeats).
+TEST(GemmGpu, MeasuredRunsReportTheGpu) {
+  MM_REQUIRE_GPU();
+  const auto a = test::random_dense<double>(200, 300, 1),
+             b = test::random_dense<double>(300, 100, 2);
+  Dense<double> want(200, 100), c(200, 100, test::poison<double>());
+  gemm_ref(a, b, want, 2.0, 0.0);
+  const auto& impl = pick_impl(gemm_impls<double>(), "gemm", "", Device::cuda);
+  EXPECT_EQ(impl.device, Device::cuda);
+  auto r = impl.make(GemmProblem<double>{&a, &b, &c, 2.0});
+  const Measured m = measure(*r, 1, 3);
+  EXPECT_EQ(m.compute.repeats, 3);
+  EXPECT_EQ(m.device, test::gpu().name);
+  test::expect_close(c.data, want.data, test::tolerance<double>(300), impl.name);
 }
 
 // The blocked driver's beta path and every kernel family, on one thread and on three.
@@ -131,8 +238,12 @@ TEST(Gemm, EveryImplOnTheCorpus) {
     Dense<T> want(a.rows, a.rows);
     gemm_ref(a, at, want, T(1), T{});
     for (const auto& impl : gemm_impls<T>()) {
+      if (!test::runnable(impl.device)) continue;  // CUDA ones: where a GPU exists
       Dense<T> c(a.rows, a.rows, test::poison<T>());
-      impl.make(GemmProblem<T>{&a, &at, &c, T(1)})->run();
+      auto r = impl.make(GemmProblem<T>{&a, &at, &c, T(1)});
+      r->upload();
+      r->run();
+      r->download();
       // The corpus holds inf and nan on purpose: compare finite results only.
       for (std::size_t i = 0; i < c.data.size(); ++i) {
         if (!std::isfinite(std::abs(want.data[i]))) continue;
