@@ -1,5 +1,7 @@
-// Benchmark of the 3D heated-room Jacobi stencil: MLUP/s and GB/s of ref and cpu against
-// the copy bandwidth measured in the same run.
+// Benchmark of the heated-room Jacobi stencil: MLUP/s and GB/s of every implementation of one
+// device against the copy bandwidth measured in the same run (GPU: and cuSPARSE).
+//
+//   jacobi_bench [--device cpu|cuda] [--sizes N...] [--updates U] [--jsonl FILE]
 //
 // Formulas: one run = ITERS = max(1, --updates / (N-2)^3) sweeps of the N^3 grid (two buffers
 // swapped, initialised outside the timing), the change ||u_new - u_old||_2 computed in every sweep
@@ -9,6 +11,14 @@
 // cache); "of copy" = GB/s / copy GB/s, where copy GB/s counts read plus written bytes of a
 // parallel memcpy of 1 GiB (bench_common.hpp). No vendor library does this stencil: the copy
 // bandwidth is the ceiling compared with. flops = 8 per point update.
+//
+// --device cuda: the implementations through their runners (kernel
+// time by CUDA events, transfers excluded; each run also rewrites x_0, one write pass), 3D
+// N = 256, 384, 512 and 2D N = 8192, double and single, the change every sweep or only at
+// the last; the same 16 B (8 B) per point update over cuda_copy_gbps (a 1 GiB device copy,
+// read + write); "vs naive" = MLUP/s / cuda-naive's. Then the 7-point system of a 128^3
+// grid: one cuSPARSE SpMV, one sweep of the system Jacobi (cuda) and one sweep of cuda-norm
+// on the same unknowns, per-sweep time and "vs cusparse" = SpMV time / sweep time.
 #include <omp.h>
 
 #include <algorithm>
@@ -24,6 +34,8 @@
 
 #include "bench_common.hpp"
 #include "jacobi.hpp"
+#include "mm/generate.hpp"
+#include "spmv.hpp"
 
 namespace po = boost::program_options;
 
@@ -82,16 +94,174 @@ std::string fixed(double v, int digits) {
 
 }  // namespace
 
+// ---- --device cuda ------------------------------------------------------------------------------
+
+namespace jacobi_bench {
+
+using namespace mm;
+
+struct CudaOptions {
+  std::vector<std::int64_t> sizes3{256, 384, 512}, sizes2{8192};
+  double updates = 1e10;  // point updates a run (the naive variant: a tenth)
+  int warmup = 1, repeat = 5;
+  std::string jsonl;
+};
+
+struct GpuRow {
+  int dim;
+  std::int64_t n;
+  std::string impl, precision;
+  bool every;  // the change every sweep, else only at the last
+  std::int64_t sweeps;
+  PhaseStats t;
+  double mlups, gbps;
+};
+
+template <class Make>
+const Impl<Make>& find(const ImplList<Make>& list, const std::string& name) {
+  for (const auto& i : list)
+    if (i.name == name) return i;
+  throw std::runtime_error("jacobi_bench: no implementation " + name + " (built without CUDA?)");
+}
+
+// One implementation through its runner: SWEEPS sweeps a run, tol < 0 (a fixed count).
+template <class T>
+GpuRow stencil_row(int dim, std::int64_t n, const std::string& name, bool every, double updates,
+                   const CudaOptions& o) {
+  const HeatedRoom room = heated_room(dim, n);
+  const auto sweeps = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(updates / static_cast<double>(room.interior())));
+  std::vector<T> u(static_cast<std::size_t>(room.points()));
+  JacobiResult res;
+  StencilProblem<T> p{room, u.data(), JacobiStop{sweeps, -1, every ? 1 : sweeps}, &res};
+  auto r = find(stencil_impls<T>(), name).make(p);
+  const Measured m = measure(*r, o.warmup, o.repeat);
+  if (res.iterations != sweeps) throw std::runtime_error("jacobi_bench: wrong iteration count");
+  const double done = static_cast<double>(room.interior()) * static_cast<double>(sweeps);
+  return {dim,
+          n,
+          name,
+          sizeof(T) == 8 ? "double" : "single",
+          every,
+          sweeps,
+          m.compute,
+          done / m.compute.median * 1e-6,
+          stencil_bytes<T>(room, sweeps) / m.compute.median * 1e-9};
+}
+
+int run_cuda(const CudaOptions& o) {
+  const double copy = cuda_copy_gbps(std::size_t{1} << 30);
+  std::ofstream js;
+  if (!o.jsonl.empty()) js.open(o.jsonl);
+  auto ctx = bench::context("jacobi_bench", omp_get_max_threads());
+  ctx["device"] = cuda_devices().name;
+  ctx["device_kind"] = "cuda";
+  ctx["copy_gbps"] = copy;
+  if (js) js << ctx.dump() << "\n";
+  std::cout << "# " << ctx["device"].get<std::string>()
+            << ": copy bandwidth (cudaMemcpy device to device, 1 GiB, read + write) "
+            << fixed(copy, 1) << " GB/s\n\n"
+            << "| dim | N | impl | precision | change | sweeps/run | median ms | min ms | MLUP/s | "
+               "GB/s | of copy | vs naive |\n"
+               "|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::vector<std::pair<int, std::int64_t>> grids;
+  for (const auto n : o.sizes3) grids.push_back({3, n});
+  for (const auto n : o.sizes2) grids.push_back({2, n});
+  for (const auto& [dim, n] : grids) {
+    std::vector<GpuRow> rows;
+    rows.push_back(stencil_row<double>(dim, n, "cuda-naive", true, o.updates / 10, o));
+    rows.push_back(stencil_row<double>(dim, n, "cuda-coalesced", true, o.updates, o));
+    rows.push_back(stencil_row<double>(dim, n, "cuda-norm", true, o.updates, o));
+    rows.push_back(stencil_row<double>(dim, n, "cuda-norm", false, o.updates, o));
+    rows.push_back(stencil_row<float>(dim, n, "cuda-naive", true, o.updates / 10, o));
+    rows.push_back(stencil_row<float>(dim, n, "cuda-norm", true, o.updates, o));
+    for (const GpuRow& r : rows) {
+      double naive = 0;
+      for (const GpuRow& q : rows)
+        if (q.impl == "cuda-naive" && q.precision == r.precision) naive = q.mlups;
+      std::cout << "| " << r.dim << " | " << r.n << " | " << r.impl << " | " << r.precision << " | "
+                << (r.every ? "every sweep" : "last sweep") << " | " << r.sweeps << " | "
+                << fixed(r.t.median * 1e3, 3) << " | " << fixed(r.t.min * 1e3, 3) << " | "
+                << fixed(r.mlups, 0) << " | " << fixed(r.gbps, 1) << " | "
+                << fixed(r.gbps / copy, 3) << " | " << fixed(r.mlups / naive, 2) << " |"
+                << std::endl;
+      if (js)
+        js << nlohmann::json{{"dim", r.dim},
+                             {"n", r.n},
+                             {"impl", r.impl},
+                             {"precision", r.precision},
+                             {"norm_every_sweep", r.every},
+                             {"sweeps", r.sweeps},
+                             {"median_s", r.t.median},
+                             {"min_s", r.t.min},
+                             {"max_s", r.t.max},
+                             {"repeats", r.t.repeats},
+                             {"mlups", r.mlups},
+                             {"gbps", r.gbps},
+                             {"of_copy", r.gbps / copy},
+                             {"vs_naive", r.mlups / naive},
+                             {"copy_gbps", copy}}
+                  .dump()
+           << "\n";
+    }
+  }
+
+  // The same unknowns as a stored matrix: the 7-point system of a 128^3 grid (walls outside).
+  using I = std::int32_t;
+  GenOptions g;
+  g.kind = "poisson3d";
+  g.n = 128;
+  const Csr<I, double> a = coo_to_csr(to_coo<I, double>(generate(g)));
+  std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0), x(b.size()), y(b.size());
+  const std::int64_t sweeps = 20;
+  JacobiResult res;
+  JacobiProblem<I, double> jp{&a, b.data(), x.data(), JacobiStop{sweeps, -1, 1}, &res};
+  auto jr = find(jacobi_impls<I, double>(), "cuda").make(jp);
+  const double t_jacobi = measure(*jr, o.warmup, o.repeat).compute.median / sweeps;
+  SpmvProblem<I, double> sp{&a, nullptr, Symmetry::general, b.data(), nullptr, y.data(), 1.0, 0.0};
+  auto sr = find(spmv_impls<I, double>(), "cusparse").make(sp);
+  const double t_spmv = measure(*sr, o.warmup, 5 * o.repeat).compute.median;
+  const GpuRow st = stencil_row<double>(3, 130, "cuda-norm", true, 130.0 * 130 * 130 * 50, o);
+  const double t_stencil = st.t.median / static_cast<double>(st.sweeps);
+  std::cout << "\n7-point system, 128^3 unknowns, " << a.nnz()
+            << " nonzeros, double, int32 indices; per sweep (SpMV: per call), the change every "
+               "sweep\n\n| impl | per sweep us | GB/s | of copy | vs cusparse |\n"
+               "|---|---:|---:|---:|---:|\n";
+  const struct {
+    const char* name;
+    double t, bytes;
+  } sys[] = {
+      {"cusparse SpMV (A x only)", t_spmv, spmv_bytes(a, false)},
+      {"cuda (system Jacobi)", t_jacobi, jacobi_bytes(a, 1)},
+      {"cuda-norm (stencil, N=130)", t_stencil, stencil_bytes<double>(heated_room(3, 130), 1)}};
+  for (const auto& r : sys) {
+    std::cout << "| " << r.name << " | " << fixed(r.t * 1e6, 1) << " | "
+              << fixed(r.bytes / r.t * 1e-9, 1) << " | " << fixed(r.bytes / r.t * 1e-9 / copy, 3)
+              << " | " << fixed(t_spmv / r.t, 2) << " |" << std::endl;
+    if (js)
+      js << nlohmann::json{{"system", r.name},
+                           {"per_sweep_s", r.t},
+                           {"bytes", r.bytes},
+                           {"gbps", r.bytes / r.t * 1e-9},
+                           {"vs_cusparse", t_spmv / r.t}}
+                .dump()
+         << "\n";
+  }
+  return 0;
+}
+
+}  // namespace jacobi_bench
+
 int main(int argc, char** argv) {
   std::vector<std::int64_t> sizes{64, 128, 256, 384, 512};
   int threads = 0, repeat = 5, warmup = 1;
   double updates = 2e8;
   std::int64_t ref_max = 512;
-  std::string jsonl;
+  std::string jsonl, device = "cpu";
   po::options_description o("jacobi_bench options");
-  o.add_options()("help,h", "this help")("sizes", po::value(&sizes)->multitoken(),
-                                         "grid points a side")("threads", po::value(&threads),
-                                                               "OpenMP threads (0: all cores)")(
+  o.add_options()("help,h", "this help")("device", po::value(&device), "cpu or cuda")(
+      "sizes", po::value(&sizes)->multitoken(), "grid points a side")(
+      "threads", po::value(&threads), "OpenMP threads (0: all cores)")(
       "repeat", po::value(&repeat), "timed runs")("warmup", po::value(&warmup), "untimed runs")(
       "updates", po::value(&updates), "point updates a run (sweeps = updates / (N-2)^3, >= 1)")(
       "ref-max", po::value(&ref_max), "largest N the serial ref runs at")(
@@ -105,6 +275,24 @@ int main(int argc, char** argv) {
   }
   threads = threads > 0 ? threads : omp_get_num_procs();
   omp_set_num_threads(threads);
+  if (device == "cuda") {
+    jacobi_bench::CudaOptions c;
+    if (vm.count("sizes")) c.sizes3 = sizes;
+    if (vm.count("updates")) c.updates = updates;
+    c.repeat = repeat;
+    c.warmup = warmup;
+    c.jsonl = jsonl;
+    try {
+      return jacobi_bench::run_cuda(c);
+    } catch (const std::exception& e) {
+      std::cerr << "jacobi_bench: " << e.what() << "\n";
+      return 4;
+    }
+  }
+  if (device != "cpu") {
+    std::cerr << "jacobi_bench: --device cpu or cuda\n";
+    return 2;
+  }
 
   const double copy = mm::bench::copy_gbps(std::size_t{1} << 30, threads);
   std::ofstream js;

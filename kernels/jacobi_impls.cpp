@@ -1,9 +1,13 @@
 // The Jacobi implementations by name, best first for each device: the system family
-// (ref, cpu) and the heated-room stencil family (ref-stencil, cpu-stencil).
+// (cpu, ref, cuda) and the heated-room stencil family (cpu-stencil, ref-stencil, cuda-*).
 #include <algorithm>
 
 #include "instantiate.hpp"
 #include "jacobi.hpp"
+
+#ifdef MM_HAVE_CUDA
+#include "cuda/jacobi_cuda.hpp"
+#endif
 
 namespace mm {
 
@@ -75,6 +79,11 @@ const ImplList<JacobiMake<I, T>>& jacobi_impls() {
                  make<CpuRunner<I, T>, I, T>()});
     l.push_back(
         {"ref", Device::cpu, "serial reference, plain CSR loops", make<RefRunner<I, T>, I, T>()});
+#ifdef MM_HAVE_CUDA
+    l.push_back({"cuda", Device::cuda,
+                 "lanes per row, update and change in one kernel, change read at checks only",
+                 [](const JacobiProblem<I, T>& p) { return make_jacobi_cuda(p); }});
+#endif
     return l;
   }();
   return list;
@@ -90,6 +99,20 @@ const ImplList<StencilMake<T>>& stencil_impls() {
          make_stencil<T>(&stencil_sweep_cpu<T>)});
     l.push_back({"ref-stencil", Device::cpu, "--poisson2d/3d: serial loop nest",
                  make_stencil<T>(&stencil_sweep_ref<T>)});
+#ifdef MM_HAVE_CUDA
+    auto cuda = [](StencilCudaKernel k) -> StencilMake<T> {
+      return [k](const StencilProblem<T>& p) { return make_stencil_cuda(p, k); };
+    };
+    l.push_back({"cuda-norm", Device::cuda,
+                 "--poisson2d/3d: coalesced, change by block partials + final kernel on the GPU",
+                 cuda(StencilCudaKernel::norm)});
+    l.push_back({"cuda-coalesced", Device::cuda,
+                 "--poisson2d/3d: threads along x, 32x8 tiles marching along z, atomic change",
+                 cuda(StencilCudaKernel::coalesced)});
+    l.push_back({"cuda-naive", Device::cuda,
+                 "--poisson2d/3d: threads along the slowest index (uncoalesced), atomic change",
+                 cuda(StencilCudaKernel::naive)});
+#endif
     return l;
   }();
   return list;

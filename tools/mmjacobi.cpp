@@ -18,20 +18,18 @@ using namespace mm;
 
 constexpr std::int64_t kDefaultMaxIter = 10000;  // when only --tol is given
 
+// Whether NAME is one of the --poisson implementations (the lists hold the same names for
+// every value type).
 bool is_stencil_impl(const std::string& name) {
-  return name.ends_with("-stencil");
+  for (const auto& i : stencil_impls<double>())
+    if (i.name == name) return true;
+  return false;
 }
 
-// --device auto on a machine with a GPU resolves to CUDA; until Jacobi has a CUDA
-// implementation, auto means the CPU there (an explicit --device cuda still fails, exit 4).
-template <class Make>
-Device usable_device(const ImplList<Make>& list, Device d, const CommonOptions& c) {
-  for (const auto& i : list)
-    if (i.device == d) return d;
-  if (c.device != "auto") return d;
-  if (c.verbose)
-    std::cerr << "mmjacobi: no " << device_word(d) << " implementation; running on the CPU\n";
-  return Device::cpu;
+std::string stencil_impl_names() {
+  std::string s;
+  for (const auto& i : stencil_impls<double>()) s += (s.empty() ? "" : ", ") + i.name;
+  return s;
 }
 
 JacobiStop parse_stop(const Cli& cli) {
@@ -106,8 +104,7 @@ int run_system(const Cli& cli, const JacobiStop& stop, Device device) {
 
   return with_value_type(c.precision, complex, [&]<class T>() {
     return with_index_type(h.rows, h.cols, a.m.size() * 2, [&]<class I>() {
-      const auto& impl = pick_impl(jacobi_impls<I, T>(), "jacobi", c.impl,
-                                   usable_device(jacobi_impls<I, T>(), device, c));
+      const auto& impl = pick_impl(jacobi_impls<I, T>(), "jacobi", c.impl, device);
       Stopwatch w;
       const Csr<I, T> csr = coo_to_csr(to_coo<I, T>(a.m));
       const std::vector<T> b = vector_values<T>(bin, h.rows, "b");
@@ -150,14 +147,14 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, Device device, int dim, 
     throw UsageError("--poisson grid too large");
   if (!c.impl.empty() && !is_stencil_impl(c.impl))
     throw UsageError("--impl " + c.impl +
-                     " is a system implementation; with --poisson use ref-stencil or cpu-stencil");
+                     " is a system implementation; with --poisson use one of " +
+                     stencil_impl_names());
   TimingRecord rec("mmjacobi");
   rec.precision(c.precision);
   const HeatedRoom room = heated_room(dim, n);
   // Real grids only (with_value_type would also instantiate the complex types).
   auto body = [&]<class T>() {
-    const auto& impl = pick_impl(stencil_impls<T>(), "jacobi stencil", c.impl,
-                                 usable_device(stencil_impls<T>(), device, c));
+    const auto& impl = pick_impl(stencil_impls<T>(), "jacobi stencil", c.impl, device);
     Stopwatch w;
     // 3D: the N^3 grid is the N^2 x N array's row-major data (rows of x), no copy needed.
     Dense<T> u(dim == 3 ? n * n : n, n);
@@ -179,7 +176,9 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, Device device, int dim, 
         .extra("mlups", mlups);
     const std::string msg = outcome(res, stop, "u_new - u_old");
     std::cerr << "mmjacobi: poisson" << dim << "d N=" << n << ": " << msg << ", " << fmt(mlups)
-              << " MLUP/s (" << impl.name << ", median of " << m.compute.repeats << ")\n";
+              << " MLUP/s (" << impl.name
+              << (impl.device == Device::cuda ? " on " + m.device : std::string()) << ", median of "
+              << m.compute.repeats << ")\n";
     return finish(rec, c.quiet ? MtxMatrix{} : to_mtx(u), res, stop, msg, c);
   };
   return c.precision == "single" ? body.template operator()<float>()
@@ -228,7 +227,9 @@ int main(int argc, char** argv) {
         "to standard error (grid: also MLUP/s = interior points * iterations / compute seconds).\n"
         "Exit 1 when --tol was not reached: the result is still written, with a comment line\n"
         "'% mmjacobi: NOT CONVERGED: ...'.\n"
-        "Implementations: ref and cpu for A b; ref-stencil and cpu-stencil for --poisson*.\n"
+        "Implementations: ref and cpu (GPU: cuda) for A b; ref-stencil and cpu-stencil (GPU:\n"
+        "cuda-norm, cuda-coalesced, cuda-naive) for --poisson*; --device auto picks the GPU's\n"
+        "when one exists. GPU times are kernel time (events), transfers reported apart.\n"
         "Work per iteration: system flops = 2*nnz + 3*n (x4 complex), bytes = nnz*(value+index)\n"
         "+ (n+1)*index + 4*n*value; grid flops = 8 (2D: 6) and bytes = 2*value (16 B double) per\n"
         "interior point.",

@@ -2,6 +2,12 @@
 # Jacobi and heated-room iterations as the oracle, exit codes, bad input and output safety.
 source "$(dirname "$0")/common.bash"
 cd "$TMP"
+# CUDA implementations run where a GPU exists (the GPU machine), CPU ones everywhere.
+gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
+sys_impls="cpu ref${gpu:+ cuda}"
+room_impls="cpu-stencil ref-stencil${gpu:+ cuda-norm cuda-coalesced cuda-naive}"
+auto_sys=$([[ $gpu ]] && echo cuda || echo cpu)  # what --device auto runs A b on
+echo "implementations tested: $sys_impls $room_impls"
 
 # ---- help, implementations, usage and device errors ----------------------------------------------
 expect_exit 0 mmjacobi --help
@@ -11,6 +17,11 @@ expect_exit 0 mmjacobi --list-impls
 for impl in ref cpu ref-stencil cpu-stencil; do
   grep -Eq "^$impl +cpu " out && pass "--list-impls lists $impl" || fail "--list-impls lacks $impl: $(cat out)"
 done
+if [[ $gpu ]]; then
+  for impl in cuda cuda-norm cuda-coalesced cuda-naive; do
+    grep -Eq "^$impl +cuda " out && pass "--list-impls lists $impl" || fail "--list-impls lacks $impl: $(cat out)"
+  done
+fi
 mmgen diagdom --n 400 --nnz-per-row 8 --seed 3 -o A.mtx
 mmgen rhs A.mtx --x random --seed 4 -o b.mtx --x-out xt.mtx
 expect_exit 2 mmjacobi
@@ -27,12 +38,25 @@ expect_exit 2 mmjacobi --poisson3d 2 --max-iter 3
 expect_exit 2 mmjacobi --poisson3d 8 --poisson2d 8 --max-iter 3
 expect_exit 2 mmjacobi --poisson2d 8 A.mtx --max-iter 3
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --impl cpu
-expect_exit 4 mmjacobi A.mtx b.mtx --max-iter 3 --device cuda -o cuda.mtx
-[[ ! -e cuda.mtx ]] && pass "--device cuda wrote nothing" || fail "--device cuda left cuda.mtx"
-expect_exit 4 mmjacobi --poisson2d 8 --max-iter 3 --device cuda
+expect_exit 2 mmjacobi A.mtx b.mtx --max-iter 3 --impl cuda-norm
+expect_stderr 'needs --poisson2d or --poisson3d'
+if [[ $gpu ]]; then
+  # --device cuda picks the CUDA implementations and names the GPU.
+  expect_exit 0 mmjacobi A.mtx b.mtx --max-iter 3 --device cuda -o cuda.mtx --timing tc.jsonl -v
+  "$PY" -c "
+import json; r = json.loads(open('tc.jsonl').readline())
+raise SystemExit(0 if r['impl'] == 'cuda' and r['iterations'] == 3 else 1)" &&
+    pass "--device cuda runs the system on cuda" || fail "--device cuda system: $(cat tc.jsonl)"
+  expect_exit 0 mmjacobi --poisson2d 8 --max-iter 3 --device cuda
+  expect_stderr '\(cuda-norm on .+, median of [0-9]+\)'
+else
+  expect_exit 4 mmjacobi A.mtx b.mtx --max-iter 3 --device cuda -o cuda.mtx
+  [[ ! -e cuda.mtx ]] && pass "--device cuda wrote nothing" || fail "--device cuda left cuda.mtx"
+  expect_exit 4 mmjacobi --poisson2d 8 --max-iter 3 --device cuda
+fi
 
 # ---- systems from mmgen converge to the solution -------------------------------------------------
-for impl in cpu ref; do
+for impl in $sys_impls; do
   expect_exit 0 mmjacobi A.mtx b.mtx --tol 1e-13 --impl "$impl" -o "x_$impl.mtx"
   expect_stderr '^mmjacobi: [0-9]+ iterations, \|\|x_k - x_\{k-1\}\|\|_2 = .* \(converged: <= tol 1e-13\)$'
   expect_exit 0 mmcheck residual A.mtx "x_$impl.mtx" b.mtx --tol 1e-13
@@ -47,7 +71,7 @@ mmgen rhs A.mtx --x random --seed 4 | mmjacobi A.mtx - --tol 1e-13 --check-every
 grep -Eq '^mmjacobi: [0-9]*[05] iterations' err.txt && pass "--check-every 5 stops at a multiple of 5" ||
   fail "--check-every 5: $(cat err.txt)"
 cat A.mtx | mmjacobi - b.mtx --tol 1e-13 -o x_stdin.mtx 2>/dev/null || fail "A from standard input"
-same_files x_stdin.mtx x_cpu.mtx
+same_files x_stdin.mtx "x_$auto_sys.mtx"
 # A dense (array, symmetric) system from mmgen spd, whose diagonal dominates.
 mmgen spd --n 60 --format array --seed 9 -o S.mtx
 mmgen rhs S.mtx --x ones -o bs.mtx
@@ -66,7 +90,7 @@ np.fill_diagonal(a, np.abs(a).sum(axis=1) + 1 + 0.5j)
 sio.mmwrite("Acx.mtx", a)  # complex array file
 sio.mmwrite("bcx.mtx", (rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)).reshape(n, 1))
 EOF
-for impl in cpu ref; do
+for impl in $sys_impls; do
   for sys in small cx; do
     if [[ $sys == small ]]; then a=Asmall.mtx b=bsmall.mtx; else a=Acx.mtx b=bcx.mtx; fi
     expect_exit 0 mmjacobi "$a" "$b" --max-iter 17 --impl "$impl" -o "xk_${sys}_$impl.mtx"
@@ -95,13 +119,13 @@ EOF
 done
 
 # ---- the heated room against NumPy's own loop ----------------------------------------------------
-for impl in cpu-stencil ref-stencil; do
+for impl in $room_impls; do
   expect_exit 0 mmjacobi --poisson2d 21 --max-iter 60 --impl "$impl" -o room2_$impl.mtx --timing t2.jsonl
   expect_stderr '^mmjacobi: poisson2d N=21: 60 iterations, .* MLUP/s'
   expect_exit 0 mmjacobi --poisson3d 13 --max-iter 40 --impl "$impl" -o room3_$impl.mtx --precision single
 done
-if "$PY" - <<'EOF'; then
-import numpy as np, scipy.io as sio
+if "$PY" - $room_impls <<'EOF'; then
+import sys, numpy as np, scipy.io as sio
 def room(dim, n, iters, dtype, heat=200.0):
     h = 2.0 / (n - 1)
     x = -1 + np.arange(n) * h
@@ -130,7 +154,7 @@ def room(dim, n, iters, dtype, heat=200.0):
         u = new
     return u
 ok = True
-for impl in ("cpu-stencil", "ref-stencil"):
+for impl in sys.argv[1:]:
     u2 = np.asarray(sio.mmread(f"room2_{impl}.mtx"))
     w2 = room(2, 21, 60, np.float64)
     e2 = np.max(np.abs(u2 - w2))
@@ -145,13 +169,15 @@ raise SystemExit(0 if ok else 1)
 EOF
   pass "heated room 2D and 3D equal NumPy's loop"
 else fail "heated room differs from NumPy's loop"; fi
-same_files room2_cpu-stencil.mtx room2_ref-stencil.mtx
-"$PY" -c "
-import json; r = [json.loads(l) for l in open('t2.jsonl')]
+for impl in $room_impls; do same_files "room2_$impl.mtx" room2_ref-stencil.mtx; done
+"$PY" - $room_impls <<'EOF' && pass "timing records: iterations, mlups, flops, bytes" || fail "timing records: $(cat t2.jsonl)"
+import json, sys
+r = [json.loads(l) for l in open('t2.jsonl')]
 ok = all(x['iterations'] == 60 and x['mlups'] > 0 and x['grid']['interior'] == 361 and
          abs(x['flops'] - 6 * 361 * 60) < 1e-6 and abs(x['bytes'] - 16 * 361 * 60) < 1e-6 for x in r)
-raise SystemExit(0 if ok and len(r) == 2 else 1)" && pass "timing records: iterations, mlups, flops, bytes" ||
-  fail "timing records: $(cat t2.jsonl)"
+ok &= [x['impl'] for x in r] == sys.argv[1:]
+raise SystemExit(0 if ok else 1)
+EOF
 expect_exit 0 mmjacobi --poisson3d 16 --tol 1e-3 --check-every 10 -q
 [[ ! -s out ]] && pass "-q writes nothing" || fail "-q wrote $(wc -c <out) bytes"
 expect_stderr 'iterations, .*converged: <= tol 0.001'

@@ -1,7 +1,9 @@
 // Jacobi: system and stencil implementations against the references, hand-computed cases,
-// the matrix form of the 2D heated room against the stencil, and mmgen systems solved.
+// the matrix form of the 2D heated room against the stencil, and mmgen systems solved; the
+// CUDA implementations against the references where a GPU exists.
 #include <gtest/gtest.h>
 
+#include "gpu.hpp"
 #include "jacobi.hpp"
 #include "mm/check.hpp"
 #include "mm/generate.hpp"
@@ -129,6 +131,7 @@ TYPED_TEST(JacobiTypes, CpuMatchesRefOnAwkwardShapes) {
       std::vector<T> want(static_cast<std::size_t>(a.rows), test::poison<T>());
       want_r = jacobi_ref(a, b.data(), want.data(), stop);
       for (const auto& impl : jacobi_impls<I, T>()) {
+        if (!test::runnable(impl.device)) continue;  // CUDA ones: covered where a GPU exists
         const auto x = run_impl(impl, a, b, stop, got_r);
         const std::string what =
             impl.name + " on " + s.name + " max_iter " + std::to_string(stop.max_iter);
@@ -161,6 +164,7 @@ TYPED_TEST(JacobiTypes, ConvergesToTheSolution) {
   for (std::int64_t i = 0; i < 300; ++i)
     for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k) b[i] += a.val[k] * x_true[a.idx[k]];
   for (const auto& impl : jacobi_impls<I, T>()) {
+    if (!test::runnable(impl.device)) continue;
     JacobiResult r;
     const auto x = run_impl(impl, a, b, JacobiStop{2000, single ? 1e-5 : 1e-13, 1}, r);
     EXPECT_TRUE(r.converged) << impl.name;
@@ -182,6 +186,7 @@ TEST(Jacobi, SolvesMmgenDiagdomSystems) {
     ASSERT_EQ(jacobi_zero_diagonal_row(a), -1);
     const auto b = to_dense<double>(rhs.b).data;
     for (const auto& impl : jacobi_impls<std::int32_t, double>()) {
+      if (!test::runnable(impl.device)) continue;
       JacobiResult r;
       const auto x = run_impl(impl, a, b, JacobiStop{5000, 1e-14, 1}, r);
       ASSERT_TRUE(r.converged) << impl.name << " n=" << n;
@@ -208,6 +213,7 @@ TEST(Jacobi, EveryImplOnTheCorpus) {
     const JacobiStop stop{4, -1, 1};
     const auto wr = jacobi_ref(a, b.data(), want.data(), stop);
     for (const auto& impl : jacobi_impls<std::int32_t, T>()) {
+      if (!test::runnable(impl.device)) continue;
       JacobiResult r;
       const auto x = run_impl(impl, a, b, stop, r);
       EXPECT_EQ(r.iterations, wr.iterations);
@@ -262,8 +268,17 @@ std::vector<T> run_stencil(const Impl<StencilMake<T>>& impl, int dim, std::int64
   return u;
 }
 
+// The stencil implementation called NAME.
+template <class T>
+const Impl<StencilMake<T>>& stencil_impl(const std::string& name) {
+  for (const auto& i : stencil_impls<T>())
+    if (i.name == name) return i;
+  throw std::logic_error("no stencil implementation " + name);
+}
+
 TEST(Stencil, SmallGridsByHand) {
   for (const auto& impl : stencil_impls<double>()) {
+    if (!test::runnable(impl.device)) continue;
     JacobiResult r;
     // N = 3: one interior point, its neighbours walls: 5 at 20, the y = -1 one at 0.
     auto u = run_stencil(impl, 3, 3, JacobiStop{100, 0.0, 1}, r);
@@ -296,8 +311,7 @@ TYPED_TEST_SUITE(StencilTypes, RealTypes);
 TYPED_TEST(StencilTypes, CpuMatchesRef) {
   using T = TypeParam;
   const auto& list = stencil_impls<T>();
-  const auto& ref = list.back();
-  ASSERT_EQ(ref.name, "ref-stencil");
+  const auto& ref = stencil_impl<T>("ref-stencil");
   for (const int dim : {2, 3}) {
     for (const std::int64_t n : {3, 4, 31, 33, 64}) {
       JacobiResult r30;
@@ -309,6 +323,7 @@ TYPED_TEST(StencilTypes, CpuMatchesRef) {
         JacobiResult want_r;
         const auto want = run_stencil(ref, dim, n, stop, want_r);
         for (const auto& impl : list) {
+          if (!test::runnable(impl.device)) continue;
           JacobiResult got_r;
           const auto got = run_stencil(impl, dim, n, stop, got_r);
           const std::string what = impl.name + " " + std::to_string(dim) +
@@ -390,11 +405,12 @@ TEST(Stencil, MatrixFormAgreesWithStencil) {
     const auto a = coo_to_csr(c);
     for (const JacobiStop stop : {JacobiStop{25, -1, 1}, JacobiStop{20000, 1e-4, 10}}) {
       JacobiResult rs;
-      const auto grid = run_stencil(stencil_impls<double>().back(), 2, n, stop, rs);
+      const auto grid = run_stencil(stencil_impl<double>("ref-stencil"), 2, n, stop, rs);
       std::vector<double> interior;
       for (std::int64_t j = 1; j <= m; ++j)
         for (std::int64_t i = 1; i <= m; ++i) interior.push_back(grid[j * n + i]);
       for (const auto& impl : jacobi_impls<std::int32_t, double>()) {
+        if (!test::runnable(impl.device)) continue;
         JacobiResult r;
         const auto x = run_impl(impl, a, b, stop, r);
         EXPECT_EQ(r.iterations, rs.iterations) << impl.name << " N=" << n;
@@ -407,6 +423,130 @@ TEST(Stencil, MatrixFormAgreesWithStencil) {
         EXPECT_TRUE(rs.converged) << n;
       }
     }
+  }
+}
+
+// ---- the CUDA implementations (skipped, with the reason, where no GPU exists) ----------------
+
+// Every CUDA system implementation against ref on the square awkward shapes, plus rows long
+// enough for a full warp a row: fixed counts and tolerances (reached at odd and even checks,
+// the stopping change decided while the next iteration runs), identical iteration counts,
+// poisoned outputs, a timed run after a plain one (each starts again from x_0 = 0).
+TYPED_TEST(JacobiTypes, CudaMatchesRefOnAwkwardShapes) {
+  MM_REQUIRE_GPU();
+  using I = typename TypeParam::first_type;
+  using T = typename TypeParam::second_type;
+  const double tol = is_complex_v<T> || std::is_same_v<real_type_t<T>, float> ? 1e-4 : 1e-11;
+  auto shapes = test::awkward_shapes();
+  shapes.push_back({"wide-rows", 600, 600, 0.1});  // ~60 a row: 32 lanes a row
+  shapes.push_back({"2000x2000", 2000, 2000, 0.004});
+  std::uint64_t seed = 300;
+  int ran = 0;
+  for (const auto& s : shapes) {
+    if (s.rows != s.cols) continue;
+    const auto a = dominant<I, T>(s, seed++);
+    const auto b = test::random_vector<T>(a.rows, seed++);
+    for (const JacobiStop stop :
+         {JacobiStop{1, -1, 1}, JacobiStop{2, -1, 1}, JacobiStop{17, -1, 5},
+          JacobiStop{500, tol, 1}, JacobiStop{500, tol, 7}, JacobiStop{500, tol, 2}}) {
+      std::vector<T> want(static_cast<std::size_t>(a.rows), test::poison<T>());
+      const JacobiResult want_r = jacobi_ref(a, b.data(), want.data(), stop);
+      double scale = 1;
+      for (const auto& w : want) scale = std::max(scale, static_cast<double>(std::abs(w)));
+      for (const auto& impl : jacobi_impls<I, T>()) {
+        if (impl.device != Device::cuda) continue;
+        std::vector<T> x(static_cast<std::size_t>(a.rows), test::poison<T>());
+        JacobiResult got_r;
+        JacobiProblem<I, T> p{&a, b.data(), x.data(), stop, &got_r};
+        auto r = impl.make(p);
+        r->upload();
+        r->run();
+        r->timed_run();
+        r->download();
+        const std::string what = impl.name + " on " + s.name + " max_iter " +
+                                 std::to_string(stop.max_iter) + " check " +
+                                 std::to_string(stop.check_every);
+        EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+        EXPECT_EQ(got_r.converged, want_r.converged) << what;
+        EXPECT_NEAR(got_r.norm, want_r.norm,
+                    1e-6 * want_r.norm + 8 * test::tolerance<T>(a.cols) * scale)
+            << what;
+        test::expect_close(x, want, test::tolerance<T>(a.cols) * 4, what);
+        ++ran;
+      }
+    }
+  }
+  EXPECT_GT(ran, 0) << "no CUDA system implementation";
+}
+
+// Every CUDA stencil implementation against ref-stencil, 2D and 3D: identical iteration
+// counts and grids within rounding; grids large enough for several tiles and z chunks
+// (3D N=100 and 200 march two and eight planes a chunk); one sweep lands in the buffer
+// whose interior starts as NaN, so a point no thread writes fails.
+TYPED_TEST(StencilTypes, CudaMatchesRef) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& ref = stencil_impl<T>("ref-stencil");
+  int ran = 0;
+  for (const int dim : {2, 3}) {
+    for (const std::int64_t n : {3, 4, 5, 31, 33, 64, 100, 200, 1000}) {
+      if (dim == 3 && n == 1000) continue;
+      JacobiResult r30;
+      run_stencil(ref, dim, n, JacobiStop{30, -1, 1}, r30);
+      for (const JacobiStop stop :
+           {JacobiStop{1, -1, 1}, JacobiStop{2, -1, 1}, JacobiStop{10, -1, 3},
+            JacobiStop{60, 1.5 * r30.norm, 1}, JacobiStop{60, 1.5 * r30.norm, 4},
+            JacobiStop{60, 1.5 * r30.norm, 3}}) {
+        JacobiResult want_r;
+        const auto want = run_stencil(ref, dim, n, stop, want_r);
+        for (const auto& impl : stencil_impls<T>()) {
+          if (impl.device != Device::cuda) continue;
+          JacobiResult got_r;
+          const auto got = run_stencil(impl, dim, n, stop, got_r);
+          const std::string what =
+              impl.name + " " + std::to_string(dim) + "D N=" + std::to_string(n) + " max_iter " +
+              std::to_string(stop.max_iter) + " check " + std::to_string(stop.check_every);
+          EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+          EXPECT_EQ(got_r.converged, want_r.converged) << what;
+          EXPECT_NEAR(got_r.norm, want_r.norm, 1e-5 * want_r.norm) << what;
+          test::expect_close(got, want, test::tolerance<T>(8), what);
+          ++ran;
+        }
+        if (stop.tol >= 0) {
+          EXPECT_TRUE(want_r.converged) << dim << "D N=" << n;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ran, 17 * 6 * 3) << "expected cuda-norm, cuda-coalesced and cuda-naive";
+}
+
+// The hand-computed small grids, exactly, on each CUDA stencil (the sums in the reference's
+// order round alike), and a timed run after a plain one.
+TEST(Stencil, CudaSmallGridsByHand) {
+  MM_REQUIRE_GPU();
+  for (const auto& impl : stencil_impls<double>()) {
+    if (impl.device != Device::cuda) continue;
+    JacobiResult r;
+    auto u = run_stencil(impl, 3, 3, JacobiStop{100, 0.0, 1}, r);
+    EXPECT_EQ(u[13], 100.0 * (1.0 / 6)) << impl.name;
+    EXPECT_EQ(r.iterations, 2) << impl.name;
+    EXPECT_TRUE(r.converged) << impl.name;
+    EXPECT_EQ(r.norm, 0.0) << impl.name;
+    const HeatedRoom room = heated_room(3, 5);
+    std::vector<double> g(static_cast<std::size_t>(room.points()), test::poison<double>());
+    StencilProblem<double> p{room, g.data(), JacobiStop{1, -1, 1}, &r};
+    auto runner = impl.make(p);
+    runner->upload();
+    runner->run();
+    runner->timed_run();
+    runner->download();
+    EXPECT_EQ(g[(1 * 5 + 1) * 5 + 1], 90.0 * (1.0 / 6)) << impl.name;
+    EXPECT_EQ(g[(3 * 5 + 1) * 5 + 1], 40.0 * (1.0 / 6)) << impl.name;
+    EXPECT_EQ(g[(2 * 5 + 2) * 5 + 2], 0.0) << impl.name;
+    EXPECT_EQ(g[(2 * 5 + 0) * 5 + 2], 0.0) << impl.name;   // y = -1 wall
+    EXPECT_EQ(g[(2 * 5 + 4) * 5 + 2], 20.0) << impl.name;  // y = 1 wall
+    EXPECT_EQ(r.iterations, 1) << impl.name;
   }
 }
 
