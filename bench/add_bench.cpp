@@ -1,11 +1,20 @@
-// Matrix addition benchmark: dense C = alpha*A + beta*B against OpenBLAS and the copy
-// bandwidth measured in the same run, plus the sparse and mixed kernels beside their references.
+// Matrix addition benchmark: dense C = alpha*A + beta*B against OpenBLAS (--device cuda:
+// cuBLAS and cuSPARSE) and the copy bandwidth measured in the same run, plus the sparse and
+// mixed kernels beside their references.
+//
+//   add_bench [--device cpu|cuda] [--sizes N...] [--repeat R] [--warmup W]
 //
 // Formulas: dense bytes = 3*rows*cols*sizeof(T) (read A, read B, write C), flops =
 // 3*rows*cols; sparse bytes = CSR arrays of A, B and C, each once (kernels/add.hpp); mixed
 // bytes = 2*rows*cols*sizeof(T) + CSR of S. GB/s = bytes / median seconds / 1e9. Each
 // figure is the median over --repeat runs after --warmup runs; operand sets are rotated so
 // that one round touches at least --working-set-gib (far beyond L2, and beyond the LLC).
+// --device cuda: every CUDA implementation through its runner (median of CUDA-event-timed
+// runs, transfers excluded) on n x n double and float (default n = 1024 and 8192: 8192^2
+// doubles are 512 MiB a matrix, far beyond the 50 MB L2; 1024 is there for cuda-seq, which
+// takes at most 2^20 elements), beside cuda_copy_gbps of the same total bytes (a device-to-
+// device copy of half of them: read + write), with cuBLAS (dense) or cuSPARSE (sparse) as the
+// vendor ratio.
 // Output: one JSON line per measurement, then a Markdown table, on standard output.
 #include <omp.h>
 
@@ -18,6 +27,7 @@
 
 #include "add.hpp"
 #include "bench_common.hpp"
+#include "device.hpp"
 
 namespace po = boost::program_options;
 using namespace mm;
@@ -29,6 +39,7 @@ struct Options {
   double working_set_gib = 1.0;
   int warmup = 2, repeat = 15, threads = 0;
   std::int64_t sparse_rows = 1'000'000, sparse_per_row = 8;
+  std::string device = "cpu";
 };
 
 struct Row {
@@ -189,14 +200,49 @@ class Bench {
   }
 
   void table(std::ostream& os) const {
-    os << "| case | impl | threads | median s | GB/s | GFLOP/s | openblas time / this | GB/s / "
+    os << "| case | impl | threads | median s | GB/s | GFLOP/s | vendor time / this | GB/s / "
           "copy GB/s |\n"
        << "|---|---|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& r : rows_)
-      os << "| " << r.what << " | " << r.impl << " | " << r.threads << " | "
+      os << "| " << r.what << " | " << r.impl << " | "
+         << (r.threads > 0 ? std::to_string(r.threads) : std::string("gpu")) << " | "
          << (r.seconds > 0 ? fixed(r.seconds, 5) : "") << " | " << fixed(r.gbps, 2) << " | "
          << (r.gflops > 0 ? fixed(r.gflops, 2) : "") << " | "
          << (r.vs_blas > 0 ? fixed(r.vs_blas, 2) : "") << " | " << fixed(r.vs_copy, 2) << " |\n";
+  }
+
+  // --device cuda: every CUDA implementation of the problem's kind through its runner, checked
+  // against WANT, with the vendor's time and the copy bandwidth of the same bytes beside it.
+  template <class I, class T>
+  void gpu(const std::string& what, unsigned kind, const AddProblem<I, T>& p, double bytes,
+           double flops, const std::function<double()>& error) {
+    const double copy = cuda_copy_gbps(static_cast<std::size_t>(bytes / 2));
+    struct R {
+      std::string impl;
+      double t;
+    };
+    std::vector<R> rs;
+    double vendor = 0;
+    for (const auto& impl : add_impls<I, T>()) {
+      if (impl.device != Device::cuda || !(impl.make.kinds & kind)) continue;
+      const bool seq = impl.name == "cuda-seq";
+      if (seq && bytes / (3.0 * sizeof(T)) > static_cast<double>(1 << 20)) continue;
+      std::cerr << "add_bench: " << what << " " << impl.name << std::endl;
+      auto r = impl.make(p);
+      const Measured m = measure(*r, seq ? 1 : o_.warmup, seq ? 3 : o_.repeat);
+      if (error() > 0) {
+        std::cerr << "add_bench: " << impl.name << " disagrees with ref on " << what << "\n";
+        std::exit(1);
+      }
+      rs.push_back({impl.name, m.compute.median});
+      if (impl.name == "cublas" || impl.name == "cusparse") vendor = m.compute.median;
+    }
+    for (const auto& r : rs) {
+      const double gbps = bytes / r.t * 1e-9;
+      add({what, r.impl, 0, r.t, gbps, flops / r.t * 1e-9, vendor > 0 ? vendor / r.t : 0,
+           gbps / copy});
+    }
+    add({what, "copy (cudaMemcpy d2d)", 0, 0, copy, 0, 0, 1});
   }
 
  private:
@@ -217,6 +263,87 @@ class Bench {
   std::vector<Row> rows_;
 };
 
+template <class T>
+Dense<T> random_dense_as(std::int64_t r, std::int64_t c, std::uint64_t seed) {
+  const Dense<double> d = random_dense(r, c, seed);
+  Dense<T> t(r, c);
+  std::transform(d.data.begin(), d.data.end(), t.data.begin(),
+                 [](double v) { return static_cast<T>(v); });
+  return t;
+}
+
+template <class T>
+void gpu_dense(Bench& b, std::int64_t n) {
+  using I = std::int32_t;
+  const auto a = random_dense_as<T>(n, n, 1), bb = random_dense_as<T>(n, n, 2);
+  Dense<T> want(n, n), c(n, n);
+  const T alpha(1.5), beta(-0.75);
+  add_dense_ref(a, bb, want, alpha, beta);
+  AddProblem<I, T> p;
+  p.a.dense = &a;
+  p.b.dense = &bb;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.dense_out = &c;
+  const double tol = sizeof(T) == 4 ? 1e-6 : 1e-15;
+  b.gpu<I, T>("gpu dense " + std::to_string(n) + "^2 " + (sizeof(T) == 4 ? "float" : "double"),
+              add_dense, p, add_dense_bytes<T>(n, n), add_dense_flops<T>(n, n), [&] {
+                double m = 0;
+                for (std::size_t k = 0; k < c.data.size(); ++k)
+                  m = std::max<double>(m, std::abs(c.data[k] - want.data[k]));
+                return m > tol ? m : 0.0;
+              });
+}
+
+void gpu_all(Bench& b, const Options& o) {
+  const GpuInfo g = cuda_devices();
+  if (g.count == 0) throw DeviceError("--device cuda needs a GPU: " + g.reason);
+  std::cout << "# " << g.name << "\n";
+  for (auto n : o.sizes) {
+    gpu_dense<double>(b, n);
+    gpu_dense<float>(b, n);
+  }
+  using I = std::int32_t;
+  using T = double;
+  if (o.sparse_rows > 0) {
+    const std::int64_t n = o.sparse_rows;
+    const auto a = random_csr(n, n, o.sparse_per_row, 11),
+               s = random_csr(n, n, o.sparse_per_row, 12);
+    Csr<I, T> want, c;
+    add_sparse_ref(a, s, want, 1.5, -0.75);
+    AddProblem<I, T> p;
+    p.a.sparse = &a;
+    p.b.sparse = &s;
+    p.alpha = 1.5;
+    p.beta = -0.75;
+    p.sparse_out = &c;
+    b.gpu<I, T>(
+        "gpu sparse " + std::to_string(n) + "^2, " + std::to_string(o.sparse_per_row) + "/row each",
+        add_sparse, p, add_sparse_bytes(a, s, want), add_sparse_flops(a, s, want), [&] {
+          if (c.ptr != want.ptr || c.idx != want.idx) return 1.0;
+          const double m = max_diff(c.val, want.val);
+          return m > 1e-15 ? m : 0.0;
+        });
+  }
+  // Mixed: a 8192 x 8192 dense matrix plus a sparse one of 8 entries a row.
+  const std::int64_t m = 8192;
+  const auto d = random_dense(m, m, 13);
+  const auto s = random_csr(m, m, o.sparse_per_row, 14);
+  Dense<T> want(m, m), c(m, m);
+  add_mixed_ref(d, 1.5, s, -0.75, want);
+  AddProblem<I, T> p;
+  p.a.dense = &d;
+  p.b.sparse = &s;
+  p.alpha = 1.5;
+  p.beta = -0.75;
+  p.dense_out = &c;
+  b.gpu<I, T>("gpu mixed 8192^2 dense + 8/row sparse", add_mixed, p, add_mixed_bytes(s),
+              add_mixed_flops(s), [&] {
+                const double e = max_diff(c.data, want.data);
+                return e > 1e-15 ? e : 0.0;
+              });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,7 +358,8 @@ int main(int argc, char** argv) {
       "threads", po::value(&o.threads)->default_value(0), "the 'all threads' count (0: all cores)")(
       "sparse-rows", po::value(&o.sparse_rows)->default_value(o.sparse_rows), "sparse rows = cols")(
       "sparse-per-row", po::value(&o.sparse_per_row)->default_value(o.sparse_per_row),
-      "entries a row");
+      "entries a row")("device", po::value(&o.device)->default_value(o.device),
+                       "cpu, or cuda: the CUDA implementations against cuBLAS / cuSPARSE");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -246,6 +374,18 @@ int main(int argc, char** argv) {
   }
   const int nt = o.threads > 0 ? o.threads : omp_get_num_procs();
   Bench b(o, nt);
+  if (o.device == "cuda") {
+    if (!vm.count("sizes")) o.sizes = {1024, 8192};
+    try {
+      gpu_all(b, o);
+    } catch (const std::exception& e) {
+      std::cerr << "add_bench: " << e.what() << "\n";
+      return 4;
+    }
+    std::cout << "\n";
+    b.table(std::cout);
+    return 0;
+  }
   for (auto n : o.sizes) b.dense(n);
   if (o.sparse_rows > 0) b.sparse();
   std::cout << "\n";

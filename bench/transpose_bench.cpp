@@ -5,6 +5,12 @@
 // dense 2*n*n*8 (every value read once, written once); sparse
 // 2*nnz*(4+8) + (rows+cols+2)*4 (int32 indices, double values). The copy ceiling counts
 // bytes read plus bytes written of a parallel memcpy of one dense matrix.
+//
+// --device cuda: every CUDA implementation through its runner (median of CUDA-event-timed
+// runs after warm-up, transfers excluded) on n x n double and float (8192^2 doubles: 512 MiB,
+// far beyond the 50 MB L2) out of place and in place, and on the sparse matrix; beside
+// cuda_copy_gbps (a device-to-device copy of one matrix: read + write) and cuBLAS ?geam /
+// cuSPARSE Csr2cscEx2 as the vendor ratios. Every result is checked against the CPU kernels.
 #include <cblas.h>
 #include <omp.h>
 #include <umfpack.h>
@@ -18,6 +24,7 @@
 #include <boost/program_options.hpp>
 
 #include "bench_common.hpp"
+#include "device.hpp"
 #include "transpose.hpp"
 
 namespace po = boost::program_options;
@@ -30,7 +37,7 @@ struct Options {
   std::int64_t sparse_n = 4000000;  // sparse: rows = cols
   int nnz_per_row = 8;
   int repeat = 5, warmup = 1, threads = 0;
-  std::string commit;
+  std::string commit, device = "cpu";
 };
 
 struct Row {
@@ -100,6 +107,35 @@ class Bench {
                      {"commit", o_.commit}});
     rows_.push_back({op, impl, threads, s.median, gbps});
   }
+  // A GPU measurement (CUDA events, transfers excluded).
+  void record(const std::string& op, const std::string& impl, double bytes, const mm::Measured& m) {
+    const double gbps = bytes / m.compute.median * 1e-9;
+    mm::bench::emit(
+        {{"bench", "transpose"},
+         {"op", op},
+         {"impl", impl},
+         {"bytes", bytes},
+         {"repeats", m.compute.repeats},
+         {"warmup", o_.warmup},
+         {"seconds",
+          {{"min", m.compute.min}, {"median", m.compute.median}, {"max", m.compute.max}}},
+         {"h2d_s", m.h2d},
+         {"d2h_s", m.d2h},
+         {"gbps", gbps},
+         {"device", m.device},
+         {"commit", o_.commit}});
+    rows_.push_back({op, impl, 0, m.compute.median, gbps});
+  }
+  void gpu_ceiling(const std::string& op, double gbps) {
+    mm::bench::emit({{"bench", "transpose"},
+                     {"op", op},
+                     {"impl", "copy (memcpy)"},
+                     {"gbps", gbps},
+                     {"formula", "cudaMemcpy device to device: bytes read + bytes written"},
+                     {"device", mm::cuda_devices().name},
+                     {"commit", o_.commit}});
+    rows_.push_back({op, "copy (memcpy)", 0, 0, gbps});
+  }
   void ceiling(const std::string& op, double gbps) {
     mm::bench::emit({{"bench", "transpose"},
                      {"op", op},
@@ -123,12 +159,18 @@ class Bench {
         "|\n|---|---|---:|---:|---:|---:|---:|\n");
     for (const auto& r : rows_) {
       const double copy = gbps(r.op, "copy (memcpy)");
-      const std::string vendor_impl = r.op == "sparse"           ? "umfpack_di_transpose"
-                                      : r.op == "dense in place" ? "cblas_dimatcopy"
-                                                                 : "cblas_domatcopy";
+      const bool gpu = r.op.rfind("gpu", 0) == 0;
+      const std::string vendor_impl =
+          gpu                        ? (r.op.find("sparse") != std::string::npos     ? "cusparse"
+                                        : r.op.find("in place") != std::string::npos ? "-"
+                                                                                     : "cublas")
+          : r.op == "sparse"         ? "umfpack_di_transpose"
+          : r.op == "dense in place" ? "cblas_dimatcopy"
+                                     : "cblas_domatcopy";
       const double vendor = gbps(r.op, vendor_impl);
-      std::printf("| %s | %s | %d | %s | %.2f | %.3f | %s |\n", r.op.c_str(), r.impl.c_str(),
-                  r.threads, r.seconds > 0 ? std::to_string(r.seconds).c_str() : "-", r.gbps,
+      std::printf("| %s | %s | %s | %s | %.2f | %.3f | %s |\n", r.op.c_str(), r.impl.c_str(),
+                  r.threads > 0 ? std::to_string(r.threads).c_str() : "gpu",
+                  r.seconds > 0 ? std::to_string(r.seconds).c_str() : "-", r.gbps,
                   copy > 0 ? r.gbps / copy : 0.0,
                   vendor > 0 && r.seconds > 0 ? std::to_string(r.gbps / vendor).c_str() : "-");
     }
@@ -205,6 +247,60 @@ void sparse(Bench& b, const Options& o) {
   });
 }
 
+// --device cuda: every CUDA implementation of LIST on P, checked by CHECK after its runs.
+template <class List, class P>
+void gpu_impls(Bench& b, const std::string& op, const List& list, const P& p, double bytes,
+               const Options& o, const std::function<bool()>& check) {
+  for (const auto& impl : list) {
+    if (impl.device != mm::Device::cuda) continue;
+    std::cerr << "transpose_bench: " << op << " " << impl.name << std::endl;
+    auto r = impl.make(p);
+    const mm::Measured m = mm::measure(*r, o.warmup, o.repeat);
+    if (!check()) throw std::runtime_error(impl.name + " disagrees with the CPU on " + op);
+    b.record(op, impl.name, bytes, m);
+  }
+}
+
+template <class T>
+void gpu_dense(Bench& b, const Options& o, const char* type) {
+  const std::int64_t n = o.n;
+  const auto count = static_cast<std::size_t>(n * n);
+  const double bytes = mm::transpose_dense_bytes(n, n, sizeof(T));
+  std::vector<double> seed(count);
+  fill(seed, 1, o.threads);
+  std::vector<T> a(seed.begin(), seed.end()), want(count), c(count);
+  mm::transpose_cpu_blocked(n, n, a.data(), want.data(), false, o.threads);
+  const std::string op = std::string("gpu dense ") + type,
+                    ip = std::string("gpu dense in place ") + type;
+  const double copy = mm::cuda_copy_gbps(count * sizeof(T));
+  b.gpu_ceiling(op, copy);
+  gpu_impls(b, op, mm::transpose_dense_impls<T>(),
+            mm::DenseTransposeProblem<T>{n, n, a.data(), c.data(), false}, bytes, o,
+            [&] { return c == want; });
+  b.gpu_ceiling(ip, copy);
+  gpu_impls(b, ip, mm::transpose_inplace_impls<T>(),
+            mm::DenseTransposeProblem<T>{n, n, a.data(), c.data(), false}, bytes, o,
+            [&] { return c == want; });
+}
+
+void gpu(Bench& b, const Options& o) {
+  const mm::GpuInfo g = mm::cuda_devices();
+  if (g.count == 0) throw std::runtime_error("--device cuda needs a GPU: " + g.reason);
+  std::cerr << "transpose_bench: " << g.name << ", dense " << o.n << " x " << o.n << std::endl;
+  gpu_dense<double>(b, o, "double");
+  gpu_dense<float>(b, o, "float");
+  const auto a = random_csr(o.sparse_n, o.nnz_per_row);
+  const double bytes = mm::transpose_csr_bytes(a);
+  mm::Csr<std::int32_t, double> want, out;
+  mm::transpose_shape(a, want);
+  std::vector<std::int32_t> scratch;
+  mm::transpose_cpu_csr2csc(a, want, false, o.threads, scratch);
+  b.gpu_ceiling("gpu sparse", mm::cuda_copy_gbps(static_cast<std::size_t>(bytes / 2)));
+  gpu_impls(b, "gpu sparse", mm::transpose_csr_impls<std::int32_t, double>(),
+            mm::CsrTransposeProblem<std::int32_t, double>{&a, &out, false}, bytes, o,
+            [&] { return out.ptr == want.ptr && out.idx == want.idx && out.val == want.val; });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -219,7 +315,9 @@ int main(int argc, char** argv) {
                                  "timed runs (median reported)")(
       "warmup", po::value(&o.warmup)->default_value(o.warmup), "untimed runs first")(
       "threads", po::value(&o.threads)->default_value(0), "threads (0: all cores)")(
-      "commit", po::value(&o.commit), "commit id stored in each record");
+      "commit", po::value(&o.commit), "commit id stored in each record")(
+      "device", po::value(&o.device)->default_value(o.device),
+      "cpu, or cuda: the CUDA implementations against cuBLAS / cuSPARSE (use --repeat 20)");
   try {
     po::variables_map vm;
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -230,8 +328,12 @@ int main(int argc, char** argv) {
     }
     if (o.threads <= 0) o.threads = omp_get_num_procs();
     Bench b(o);
-    dense(b, o);
-    sparse(b, o);
+    if (o.device == "cuda") {
+      gpu(b, o);
+    } else {
+      dense(b, o);
+      sparse(b, o);
+    }
     b.table();
   } catch (const std::exception& e) {
     std::cerr << "transpose_bench: " << e.what() << "\n";

@@ -5,6 +5,10 @@
 #include "add.hpp"
 #include "instantiate.hpp"
 
+#ifdef MM_HAVE_CUDA
+#include "cuda/add_cuda.hpp"
+#endif
+
 namespace mm {
 
 std::string add_kinds_text(unsigned kinds) {
@@ -114,12 +118,53 @@ AddMake<I, T> make(unsigned kinds, std::int64_t min_size = 0, int min_threads = 
 }
 
 template <class I, class T>
-Impl<AddMake<I, T>> impl(const char* name, const char* what, AddMake<I, T> m) {
+Impl<AddMake<I, T>> impl(const char* name, const char* what, AddMake<I, T> m,
+                         Device device = Device::cpu) {
   std::string d = "[" + add_kinds_text(m.kinds) + "] " + what;
   if (m.min_size > 0) d += "; default from " + std::to_string(m.min_size) + " elements";
   if (m.min_threads > 1) d += " and " + std::to_string(m.min_threads) + " threads";
-  return {name, Device::cpu, std::move(d), std::move(m)};
+  return {name, device, std::move(d), std::move(m)};
 }
+
+#ifdef MM_HAVE_CUDA
+// A CUDA implementation: the same refusal of operands it does not handle as make().
+template <class I, class T>
+AddMake<I, T> make_gpu(unsigned kinds,
+                       std::function<std::unique_ptr<Runner>(const AddProblem<I, T>&)> fn) {
+  return {kinds, 0, 1, [kinds, fn](const AddProblem<I, T>& p) -> std::unique_ptr<Runner> {
+            if (!(add_kind(p) & kinds))
+              throw std::logic_error("add runner given operands of kind " +
+                                     add_kinds_text(add_kind(p)));
+            return fn(p);
+          }};
+}
+
+template <class I, class T>
+void add_cuda_impls(ImplList<AddMake<I, T>>& l) {
+  auto gpu = [&](const char* name, const char* what, unsigned kinds, auto fn) {
+    l.push_back(impl<I, T>(name, what, make_gpu<I, T>(kinds, fn), Device::cuda));
+  };
+  auto kernel = [](AddCudaKernel k) {
+    return [k](const AddProblem<I, T>& p) { return make_add_cuda(p, k); };
+  };
+  gpu("cuda-vec",
+      "grid-stride loop of 16-byte loads; mixed: ds*D the same way, then ss*S a thread per row",
+      add_dense | add_mixed, kernel(AddCudaKernel::vec));
+  gpu("cublas", "cuBLAS ?geam", add_dense,
+      [](const AddProblem<I, T>& p) { return make_add_cublas(p); });
+  gpu("cuda-sparse", "a thread per row: union counts, scan (CUB), merge into place", add_sparse,
+      kernel(AddCudaKernel::sparse));
+  if constexpr (sizeof(I) == 4)  // csrgeam2 has 32-bit indices only
+    gpu("cusparse", "cuSPARSE ?csrgeam2 (32-bit indices)", add_sparse,
+        [](const AddProblem<I, T>& p) { return make_add_cusparse(p); });
+  gpu("cuda-shared", "a thread per element, A and B staged in shared tiles (16x16)", add_dense,
+      kernel(AddCudaKernel::shared));
+  gpu("cuda-naive", "a thread per element, 16x16 blocks on a 2D grid", add_dense,
+      kernel(AddCudaKernel::naive));
+  gpu("cuda-seq", "one GPU thread does every element (at most 2^20)", add_dense,
+      kernel(AddCudaKernel::seq));
+}
+#endif
 
 }  // namespace
 
@@ -139,6 +184,9 @@ const ImplList<AddMake<I, T>>& add_impls() {
                                                              add_sparse_min_threads)));
     l.push_back(impl<I, T>("ref-sparse", "serial reference, merge of sorted rows",
                            make<SparseRefRunner<I, T>, I, T>(add_sparse)));
+#ifdef MM_HAVE_CUDA
+    add_cuda_impls(l);
+#endif
     return l;
   }();
   return list;

@@ -6,6 +6,10 @@
 
 #include "transpose.hpp"
 
+#ifdef MM_HAVE_CUDA
+#include "cuda/transpose_cuda.hpp"
+#endif
+
 namespace mm {
 
 namespace {
@@ -133,35 +137,71 @@ std::function<std::unique_ptr<Runner>(const P&)> make() {
 template <class T>
 const ImplList<DenseTransposeMake<T>>& transpose_dense_impls() {
   using P = DenseTransposeProblem<T>;
-  static const ImplList<DenseTransposeMake<T>> list{
-      {"cpu-blocked", Device::cpu, "OpenMP, cache tiles read and written row by row",
-       make<BlockedRunner<T>, P>()},
-      {"ref", Device::cpu, "serial reference, naive double loop", make<RefRunner<T>, P>()},
-  };
+  static const ImplList<DenseTransposeMake<T>> list = [] {
+    ImplList<DenseTransposeMake<T>> l{
+        {"cpu-blocked", Device::cpu, "OpenMP, cache tiles read and written row by row",
+         make<BlockedRunner<T>, P>()},
+        {"ref", Device::cpu, "serial reference, naive double loop", make<RefRunner<T>, P>()},
+    };
+#ifdef MM_HAVE_CUDA
+    auto cuda = [](TransposeCudaKernel k) -> DenseTransposeMake<T> {
+      return [k](const P& p) { return make_transpose_cuda(p, k); };
+    };
+    l.push_back({"cuda-tiled", Device::cuda,
+                 "32x32 shared tiles padded to 33, coalesced reads and writes",
+                 cuda(TransposeCudaKernel::tiled)});
+    // cuBLAS multiplies by alpha = 1: not for int64 values, which must come back exact.
+    if constexpr (!std::is_same_v<T, std::int64_t>)
+      l.push_back({"cublas", Device::cuda, "cuBLAS ?geam with op(A) = A^T (A^H)",
+                   [](const P& p) { return make_transpose_cublas(p); }});
+    l.push_back({"cuda-naive", Device::cuda, "a thread per element, strided writes",
+                 cuda(TransposeCudaKernel::naive)});
+#endif
+    return l;
+  }();
   return list;
 }
 
 template <class T>
 const ImplList<DenseTransposeMake<T>>& transpose_inplace_impls() {
   using P = DenseTransposeProblem<T>;
-  static const ImplList<DenseTransposeMake<T>> list{
-      {"cpu-inplace", Device::cpu, "OpenMP, tile (I,J) swapped with tile (J,I); square only",
-       make<InplaceBlockedRunner<T>, P>()},
-      {"ref", Device::cpu, "serial reference, element swaps above the diagonal; square only",
-       make<InplaceRefRunner<T>, P>()},
-  };
+  static const ImplList<DenseTransposeMake<T>> list = [] {
+    ImplList<DenseTransposeMake<T>> l{
+        {"cpu-inplace", Device::cpu, "OpenMP, tile (I,J) swapped with tile (J,I); square only",
+         make<InplaceBlockedRunner<T>, P>()},
+        {"ref", Device::cpu, "serial reference, element swaps above the diagonal; square only",
+         make<InplaceRefRunner<T>, P>()},
+    };
+#ifdef MM_HAVE_CUDA
+    l.push_back({"cuda-inplace", Device::cuda,
+                 "tile pairs (I,J),(J,I) swapped through shared memory; square only",
+                 [](const P& p) { return make_transpose_cuda_inplace(p); }});
+#endif
+    return l;
+  }();
   return list;
 }
 
 template <class I, class T>
 const ImplList<CsrTransposeMake<I, T>>& transpose_csr_impls() {
   using P = CsrTransposeProblem<I, T>;
-  static const ImplList<CsrTransposeMake<I, T>> list{
-      {"cpu-csr2csc", Device::cpu, "OpenMP counting sort: per-thread column counts, scatter",
-       make<Csr2CscRunner<I, T>, P>()},
-      {"ref", Device::cpu, "serial reference, counting sort by column",
-       make<CsrRefRunner<I, T>, P>()},
-  };
+  static const ImplList<CsrTransposeMake<I, T>> list = [] {
+    ImplList<CsrTransposeMake<I, T>> l{
+        {"cpu-csr2csc", Device::cpu, "OpenMP counting sort: per-thread column counts, scatter",
+         make<Csr2CscRunner<I, T>, P>()},
+        {"ref", Device::cpu, "serial reference, counting sort by column",
+         make<CsrRefRunner<I, T>, P>()},
+    };
+#ifdef MM_HAVE_CUDA
+    if constexpr (sizeof(I) == 4)  // Csr2cscEx2 has 32-bit indices only
+      l.push_back({"cusparse", Device::cuda, "cuSPARSE Csr2cscEx2 (32-bit indices)",
+                   [](const P& p) { return make_transpose_cusparse(p); }});
+    l.push_back({"cuda-csr2csc", Device::cuda,
+                 "column counts by atomics + scan, stable radix sort by column, gather",
+                 [](const P& p) { return make_transpose_cuda_csr2csc(p); }});
+#endif
+    return l;
+  }();
   return list;
 }
 

@@ -1,5 +1,7 @@
 # CLI tests of mmadd: every operand mix against SciPy, pipes and '-', fields, exit codes, bad input.
 source "$MM_ROOT/tests/cli/common.bash"
+# CUDA implementations run where a GPU exists (the GPU machine), CPU ones everywhere.
+gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
 
 # scipy_add A B ALPHA BETA OUT: OUT = ALPHA*A + BETA*B by SciPy (scales as mmadd takes them:
 # a number or re,im). mmread expands symmetry; sparse + sparse stays sparse, anything with a
@@ -34,7 +36,7 @@ check_sum() {
   shift 5
   scipy_add "$a" "$b" "$al" "$be" "$TMP/want.mtx"
   if mmadd "$a" "$b" --alpha "$al" --beta "$be" "$@" -o "$TMP/got.mtx" 2>"$TMP/cmp" &&
-    mmcheck compare "$TMP/got.mtx" "$TMP/want.mtx" --rtol "$rtol" --atol 1e-300 >"$TMP/cmp" 2>&1; then
+    mmcheck compare "$TMP/got.mtx" "$TMP/want.mtx" --rtol "$rtol" --atol "${ATOL:-1e-300}" >"$TMP/cmp" 2>&1; then
     pass "$(basename "$a") + $(basename "$b") (alpha $al, beta $be $*) matches SciPy"
   else
     fail "$(basename "$a") + $(basename "$b") (alpha $al, beta $be $*): $(head -c 600 "$TMP/cmp")"
@@ -92,6 +94,55 @@ done
 check_sum "$TMP/d300.mtx" "$TMP/s300.mtx" 1 1 1e-6 --precision single
 check_sum "$CORPUS/young1c.mtx" "$TMP/young1cT.mtx" 1 1 1e-6 --precision single
 
+# --- CUDA implementations against SciPy, each on the operand kinds it lists -----------------
+if [[ -n $gpu ]]; then
+  mmgen dense --rows 1000 --cols 1001 --seed 11 -o "$TMP/d1000a.mtx"
+  mmgen dense --rows 1000 --cols 1001 --seed 12 -o "$TMP/d1000b.mtx"
+  while read -r impl line; do
+    # The vendors may fuse a*x + b*y into one FMA: a nearly cancelled sum then differs from
+    # SciPy's by an absolute, not a relative, rounding. The hand-written kernels never fuse.
+    if [[ $impl == cublas || $impl == cusparse ]]; then ATOL=1e-13; else ATOL=1e-300; fi
+    if [[ $line == *dense+dense* ]]; then
+      check_sum "$TMP/d1000a.mtx" "$TMP/d1000b.mtx" -1.25 0.75 1e-15 --impl "$impl"
+      check_sum "$TMP/d1.mtx" "$TMP/d2.mtx" 2 -0.5 1e-15 --impl "$impl"
+      check_sum "$CORPUS/complex.mtx" "$CORPUS/complex.mtx" 2 0.5,1 1e-15 --impl "$impl"
+      check_sum "$TMP/d300.mtx" "$TMP/d300.mtx" 1 -1 1e-6 --impl "$impl" --precision single
+    fi
+    if [[ $line == *dense+sparse* ]]; then
+      check_sum "$TMP/s300.mtx" "$TMP/d300.mtx" 2 1 1e-15 --impl "$impl"
+      check_sum "$TMP/d1.mtx" "$TMP/s1.mtx" 3 -1 1e-15 --impl "$impl"
+      check_sum "$CORPUS/west0067.mtx" "$TMP/d67.mtx" 1 2,-1 1e-15 --impl "$impl"
+    fi
+    if [[ $line == *sparse+sparse* ]]; then
+      check_sum "$CORPUS/west0479.mtx" "$TMP/west0479T.mtx" 1.5 -2 1e-15 --impl "$impl"
+      check_sum "$CORPUS/zenios.mtx" "$TMP/s2873.mtx" -1 3 1e-15 --impl "$impl"
+      check_sum "$CORPUS/young1c.mtx" "$TMP/young1cT.mtx" 0.5,1 -1 1e-15 --impl "$impl"
+      check_sum "$CORPUS/lp_afiro.mtx" "$CORPUS/lp_afiro.mtx" 1 -1 1e-15 --impl "$impl"
+      check_sum "$CORPUS/bcsstk13.mtx" "$CORPUS/bcsstk13.mtx" 0.5 0.5 1e-6 --impl "$impl" --precision single
+      mmadd "$CORPUS/bayer10.mtx" "$CORPUS/bayer10.mtx" --impl ref-sparse --beta -0.5 -o "$TMP/r.mtx"
+      mmadd "$CORPUS/bayer10.mtx" "$CORPUS/bayer10.mtx" --impl "$impl" --beta -0.5 -o "$TMP/g.mtx"
+      same_files "$TMP/r.mtx" "$TMP/g.mtx"
+    fi
+  done < <(mmadd --list-impls | awk '$2 == "cuda" {print}')
+  ATOL=1e-300
+  # The defaults on the GPU, and the record: kernel time apart from the transfers, the GPU named.
+  mmadd "$TMP/d1000a.mtx" "$TMP/d1000b.mtx" --device cuda -q --repeat 3 --timing "$TMP/g.jsonl"
+  mmadd "$TMP/s300.mtx" "$TMP/s300.mtx" --device cuda -q --timing "$TMP/g.jsonl"
+  mmadd "$TMP/s300.mtx" "$TMP/d300.mtx" --device auto -q --timing "$TMP/g.jsonl"
+  if $PY - "$TMP/g.jsonl" "$(nvidia-smi -L | head -1)" <<'PYEOF'; then
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert [j["impl"] for j in r] == ["cuda-vec", "cuda-sparse", "cuda-vec"], [j["impl"] for j in r]
+for j in r:
+    assert j["device"] in sys.argv[2], (j["device"], sys.argv[2])
+    assert all(k in j["phases"] for k in ("h2d", "compute", "d2h")), j["phases"]
+PYEOF
+    pass "--device cuda: cuda-vec / cuda-sparse by default, GPU named, transfers apart"
+  else fail "--device cuda defaults or record: $(cat "$TMP/g.jsonl")"; fi
+  expect_exit 3 mmadd "$TMP/d1000a.mtx" "$TMP/d1000b.mtx" --impl cuda-seq -o "$TMP/never.mtx"
+  expect_stderr "cuda-seq runs on one GPU thread"
+fi
+
 # --- output form ------------------------------------------------------------------------
 mmadd "$CORPUS/zenios.mtx" "$TMP/s2873.mtx" -o "$TMP/ss.mtx"
 expect_banner "$TMP/ss.mtx" "%%MatrixMarket matrix coordinate real general" "sparse + sparse: coordinate general"
@@ -143,7 +194,7 @@ if [[ $status == 0 && ! -s "$TMP/pipe.err" ]]; then pass "mmadd | head ends quie
   fail "mmadd | head: status $status, $(head -c 300 "$TMP/pipe.err")"; fi
 
 # --- timing record, -q and the default by size -------------------------------------------
-mmadd "$TMP/d300.mtx" "$TMP/d300.mtx" -q --repeat 3 --warmup 1 --timing "$TMP/t.jsonl" >"$TMP/q.out"
+mmadd "$TMP/d300.mtx" "$TMP/d300.mtx" -q --repeat 3 --warmup 1 --timing "$TMP/t.jsonl" --device cpu >"$TMP/q.out"
 if [[ ! -s "$TMP/q.out" ]]; then pass "-q writes no matrix"; else fail "-q wrote output"; fi
 if $PY - "$TMP/t.jsonl" <<'PYEOF'; then
 import json, sys
@@ -154,7 +205,7 @@ assert j["phases"]["compute"]["repeats"] == 3 and len(j["inputs"]) == 2, j
 PYEOF
   pass "timing record: formula and phases"
 else fail "timing record"; fi
-default_impl() { mmadd "$1" "$2" -q --timing - "${@:3}" 2>&1 | sed -n 's/.*"impl":"\([^"]*\)".*/\1/p'; }
+default_impl() { mmadd "$1" "$2" -q --timing - --device cpu "${@:3}" 2>&1 | sed -n 's/.*"impl":"\([^"]*\)".*/\1/p'; }
 [[ $(default_impl "$TMP/d1.mtx" "$TMP/d1.mtx") == ref ]] && pass "small dense: ref" || fail "small dense default"
 [[ $(default_impl "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx") == ref-sparse ]] &&
   pass "small sparse: ref-sparse" || fail "small sparse default"
@@ -205,7 +256,9 @@ expect_stderr "--alpha must be a number"
 expect_exit 2 mmadd "$TMP/d1.mtx" "$TMP/d1.mtx" --beta 1,
 expect_exit 2 mmadd "$TMP/d1.mtx" "$TMP/d1.mtx" --impl nosuch
 expect_exit 2 mmadd "$TMP/d1.mtx" "$TMP/d1.mtx" --precision half
-expect_exit 4 mmadd "$TMP/d1.mtx" "$TMP/d1.mtx" --device cuda -o "$TMP/never.mtx"
+if [[ -z $gpu ]]; then
+  expect_exit 4 mmadd "$TMP/d1.mtx" "$TMP/d1.mtx" --device cuda -o "$TMP/never.mtx"
+fi
 if [[ ! -e "$TMP/never.mtx" ]]; then pass "nothing written on usage or device errors"; else
   fail "written on a usage or device error"; fi
 

@@ -1,6 +1,8 @@
 # mmtranspose through the real binary: every mode and impl against SciPy's mmread(A).T,
 # pipes and '-', fields kept (integer exact, pattern), exit codes, bad input leaving nothing.
 source "$(dirname "$0")/common.bash"
+# CUDA implementations run where a GPU exists (the GPU machine), CPU ones everywhere.
+gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
 
 # ---- usage, listing, devices ------------------------------------------------------------------
 expect_exit 0 mmtranspose --help
@@ -20,7 +22,21 @@ expect_exit 2 mmtranspose "$CORPUS/lp_afiro.mtx" --impl cpu-blocked  # a dense i
 expect_exit 2 mmtranspose "$CORPUS/full.mtx" --impl cpu-inplace      # needs --in-place
 expect_stderr "in-place"
 expect_exit 2 mmtranspose "$CORPUS/full.mtx" --precision half
-expect_exit 4 mmtranspose "$CORPUS/lp_afiro.mtx" --device cuda
+if [[ -z $gpu ]]; then
+  expect_exit 4 mmtranspose "$CORPUS/lp_afiro.mtx" --device cuda
+else
+  expect_exit 0 mmtranspose "$CORPUS/lp_afiro.mtx" --device cuda -q --timing "$TMP/g.jsonl"
+  expect_exit 0 mmtranspose "$CORPUS/full.mtx" --device cuda -q --timing "$TMP/g.jsonl"
+  expect_exit 0 mmtranspose "$CORPUS/full.mtx" --device cuda --in-place -q --timing "$TMP/g.jsonl"
+  "$PY" - "$TMP/g.jsonl" "$(nvidia-smi -L | head -1)" <<'EOF' && pass "--device cuda: default impls, GPU named, transfers apart" || fail "--device cuda record: $(cat "$TMP/g.jsonl")"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert [j["impl"] for j in r] == ["cusparse", "cuda-tiled", "cuda-inplace"], [j["impl"] for j in r]
+for j in r:
+    assert j["device"] in sys.argv[2], (j["device"], sys.argv[2])
+    assert all(k in j["phases"] for k in ("h2d", "compute", "d2h")), j["phases"]
+EOF
+fi
 expect_exit 0 mmtranspose "$CORPUS/lp_afiro.mtx" --device cpu -o "$TMP/dev.mtx"
 
 # ---- every corpus file, every mode and impl: outputs collected for SciPy ----------------------
@@ -35,7 +51,12 @@ run_case() {  # NAME CONJ(0|1) FILE ARGS...
 for f in "$CORPUS"/*.mtx; do
   b=$(basename "$f" .mtx)
   fmt=$(sed -n '1s/^%%MatrixMarket matrix \([a-z]*\).*/\1/p' "$f")
+  field=$(sed -n '1s/^%%MatrixMarket matrix [a-z]* \([a-z]*\).*/\1/p' "$f")
   if [[ $fmt == coordinate ]]; then impls="cpu-csr2csc ref"; else impls="cpu-blocked ref"; fi
+  if [[ -n $gpu && $fmt == coordinate ]]; then impls+=" cusparse cuda-csr2csc"; fi
+  if [[ -n $gpu && $fmt == array ]]; then impls+=" cuda-tiled cuda-naive"; fi
+  # cuBLAS computes 1*a: not offered for integer values, and complex inf may come back NaN.
+  if [[ -n $gpu && $fmt == array && $field == real ]]; then impls+=" cublas"; fi
   for impl in $impls; do
     run_case "$b.$impl" 0 "$f" --impl "$impl"
     run_case "$b.$impl.conj" 1 "$f" --impl "$impl" --conjugate
@@ -44,6 +65,10 @@ for f in "$CORPUS"/*.mtx; do
   if [[ $fmt == array ]] && read -r r c < <(grep -v '^%' "$f" | head -1) && [[ $r == "$c" ]]; then
     run_case "$b.inplace" 0 "$f" --in-place --repeat 2
     run_case "$b.inplace.conj" 1 "$f" --in-place --impl ref --conjugate --repeat 3
+    if [[ -n $gpu ]]; then
+      run_case "$b.cuda-inplace" 0 "$f" --in-place --impl cuda-inplace --repeat 2
+      run_case "$b.cuda-inplace.conj" 1 "$f" --in-place --impl cuda-inplace --conjugate --repeat 3
+    fi
   fi
 done
 # Non-square arrays and complex values in every mode, made here.
@@ -56,6 +81,16 @@ run_case sqc.inplace.conj 1 "$TMP/sqc.mtx" --in-place --conjugate --threads 2
 run_case sqc.blocked.conj 1 "$TMP/sqc.mtx" --conjugate
 run_case spc.conj 1 "$TMP/spc.mtx" --conjugate
 run_case spc.ref 0 "$TMP/spc.mtx" --impl ref --repeat 4
+if [[ -n $gpu ]]; then
+  for impl in cuda-tiled cuda-naive cublas; do
+    run_case "rect.$impl" 0 "$TMP/rect.mtx" --impl "$impl"
+    run_case "sqc.$impl.conj" 1 "$TMP/sqc.mtx" --impl "$impl" --conjugate
+  done
+  run_case sqc.cuda-inplace.conj 1 "$TMP/sqc.mtx" --in-place --impl cuda-inplace --conjugate
+  for impl in cusparse cuda-csr2csc; do
+    run_case "spc.$impl.conj" 1 "$TMP/spc.mtx" --impl "$impl" --conjugate --repeat 2
+  done
+fi
 
 # SciPy's own reading of A, transposed by NumPy, against our file as SciPy reads it: the same
 # shape, dtype kind, format, field, and bit-equal values (nan where nan); coordinate output
@@ -126,7 +161,7 @@ printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 0\n2 1 3.5\n
 same_files "$TMP/out" "$TMP/dup_t.mtx"
 
 # ---- timing record -----------------------------------------------------------------------------
-expect_exit 0 mmtranspose "$TMP/rect.mtx" -q --repeat 3 --warmup 1 --timing "$TMP/t.jsonl"
+expect_exit 0 mmtranspose "$TMP/rect.mtx" -q --repeat 3 --warmup 1 --timing "$TMP/t.jsonl" --device cpu
 [[ ! -s $TMP/out ]] && pass "-q writes no matrix" || fail "-q wrote output"
 "$PY" - "$TMP/t.jsonl" <<'EOF' && pass "timing record: impl, flops 0, bytes 2*37*53*8" || fail "timing record: $(cat "$TMP/t.jsonl")"
 import json, sys

@@ -5,6 +5,10 @@
 #include <set>
 
 #include "add.hpp"
+#include "gpu.hpp"
+#ifdef MM_HAVE_CUDA
+#include "cuda/add_cuda.hpp"
+#endif
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
 
@@ -48,6 +52,25 @@ AddProblem<I, T> problem(const Dense<T>* da, const Csr<I, T>* sa, const Dense<T>
   return p;
 }
 
+// The shapes of the GPU tests: the awkward ones, rows long and many (a thread-per-row merge,
+// 2D grids whose rows loop past 65535 blocks), and sizes that are no multiple of a 16-byte pack.
+std::vector<test::Shape> gpu_shapes() {
+  auto v = test::awkward_shapes();
+  v.push_back({"long-rows", 40, 20000, 0.0005, false, true});  // row 0: 20000 entries
+  v.push_back({"wide-rows", 300, 5000, 0.3});
+  v.push_back({"tall", 1100000, 1, 0.3, true});
+  v.push_back({"1023x1021", 1023, 1021, 0.002});
+  return v;
+}
+
+// How many implementations on DEVICE handle KIND.
+template <class I, class T>
+int impls_for(Device device, unsigned kind) {
+  int n = 0;
+  for (const auto& impl : add_impls<I, T>()) n += impl.device == device && (impl.make.kinds & kind);
+  return n;
+}
+
 template <class I, class T>
 void run_twice(const Impl<AddMake<I, T>>& impl, const AddProblem<I, T>& p) {
   auto r = impl.make(p);
@@ -81,34 +104,55 @@ TEST(Add, ReferenceByHand) {
   EXPECT_EQ(m.data, (std::vector<double>{11, 10, 12, 10, 10, 13}));
 }
 
-TYPED_TEST(AddTypes, DenseImplsMatchRef) {
-  using I = typename TypeParam::first_type;
-  using T = typename TypeParam::second_type;
+template <class I, class T>
+void check_dense(Device device, const std::vector<test::Shape>& shapes) {
   std::uint64_t seed = 11;
-  for (const auto& s : test::awkward_shapes()) {
+  for (const auto& s : shapes) {
     const auto a = test::random_dense<T>(s.rows, s.cols, seed++);
     const auto b = test::random_dense<T>(s.rows, s.cols, seed++);
     for (const auto& [alpha, beta] : scales<T>()) {
       Dense<T> want(s.rows, s.cols, test::poison<T>());
       add_dense_ref(a, b, want, alpha, beta);
-      int ran = 0;
+      int ran = 0, refused = 0;
       for (const auto& impl : add_impls<I, T>()) {
-        if (!(impl.make.kinds & add_dense)) continue;
+        if (impl.device != device || !(impl.make.kinds & add_dense)) continue;
         Dense<T> c(s.rows, s.cols, test::poison<T>());
-        run_twice(impl, problem<I, T>(&a, nullptr, &b, nullptr, alpha, beta, &c, nullptr));
+        const auto p = problem<I, T>(&a, nullptr, &b, nullptr, alpha, beta, &c, nullptr);
+#ifdef MM_HAVE_CUDA
+        if (impl.name == "cuda-seq" && s.rows * s.cols > add_cuda_seq_max) {
+          EXPECT_THROW(impl.make(p), InputError) << s.name;
+          ++refused;
+          continue;
+        }
+#endif
+        run_twice(impl, p);
         test::expect_close(c.data, want.data, test::tolerance<T>(2), impl.name + " on " + s.name);
         ++ran;
       }
-      EXPECT_EQ(ran, 3);  // cpu, openblas, ref
+      EXPECT_EQ(ran + refused, (impls_for<I, T>(device, add_dense))) << s.name;
+      EXPECT_GT(ran, 0) << s.name;
     }
   }
 }
 
-TYPED_TEST(AddTypes, SparseImplsMatchRefAndTheDenseSum) {
+TYPED_TEST(AddTypes, DenseImplsMatchRef) {
   using I = typename TypeParam::first_type;
   using T = typename TypeParam::second_type;
+  EXPECT_EQ((impls_for<I, T>(Device::cpu, add_dense)), 3);  // cpu, openblas, ref
+  check_dense<I, T>(Device::cpu, test::awkward_shapes());
+}
+
+TYPED_TEST(AddTypes, CudaDenseImplsMatchRef) {
+  MM_REQUIRE_GPU();
+  check_dense<typename TypeParam::first_type, typename TypeParam::second_type>(Device::cuda,
+                                                                               gpu_shapes());
+}
+
+template <class I, class T>
+void check_sparse(Device device, const std::vector<test::Shape>& shapes) {
   std::uint64_t seed = 101;
-  for (const auto& s : test::awkward_shapes()) {
+  int ran = 0;
+  for (const auto& s : shapes) {
     const auto a = test::random_csr<I, T>(s, seed++);
     const auto b = test::random_csr<I, T>(other(s), seed++);
     // The union of the two patterns, independently of any kernel.
@@ -129,12 +173,14 @@ TYPED_TEST(AddTypes, SparseImplsMatchRefAndTheDenseSum) {
         ASSERT_EQ(want.idx[k++], j) << s.name;
       }
       // ref-sparse against the dense reference on the same operands.
-      Dense<T> dense(s.rows, s.cols);
-      add_dense_ref(coo_to_dense(csr_to_coo(a)), coo_to_dense(csr_to_coo(b)), dense, alpha, beta);
-      test::expect_close(coo_to_dense(csr_to_coo(want)).data, dense.data, test::tolerance<T>(2),
-                         "ref-sparse vs dense on " + s.name);
+      if (s.rows * s.cols <= 4'000'000) {
+        Dense<T> dense(s.rows, s.cols);
+        add_dense_ref(coo_to_dense(csr_to_coo(a)), coo_to_dense(csr_to_coo(b)), dense, alpha, beta);
+        test::expect_close(coo_to_dense(csr_to_coo(want)).data, dense.data, test::tolerance<T>(2),
+                           "ref-sparse vs dense on " + s.name);
+      }
       for (const auto& impl : add_impls<I, T>()) {
-        if (!(impl.make.kinds & add_sparse)) continue;
+        if (impl.device != device || !(impl.make.kinds & add_sparse)) continue;
         // Poisoned at the expected size: a kernel that sizes right but skips an entry shows.
         Csr<I, T> c;
         c.ptr.assign(want.ptr.size(), I(-7));
@@ -146,16 +192,28 @@ TYPED_TEST(AddTypes, SparseImplsMatchRefAndTheDenseSum) {
         ASSERT_EQ(c.ptr, want.ptr) << impl.name << " on " << s.name;
         ASSERT_EQ(c.idx, want.idx) << impl.name << " on " << s.name;
         test::expect_close(c.val, want.val, test::tolerance<T>(2), impl.name + " on " + s.name);
+        ++ran;
       }
     }
   }
+  EXPECT_GT(ran, 0) << "no implementation for this device";
 }
 
-TYPED_TEST(AddTypes, MixedImplsMatchRefInBothOrders) {
-  using I = typename TypeParam::first_type;
-  using T = typename TypeParam::second_type;
+TYPED_TEST(AddTypes, SparseImplsMatchRefAndTheDenseSum) {
+  check_sparse<typename TypeParam::first_type, typename TypeParam::second_type>(
+      Device::cpu, test::awkward_shapes());
+}
+
+TYPED_TEST(AddTypes, CudaSparseImplsMatchRef) {
+  MM_REQUIRE_GPU();
+  check_sparse<typename TypeParam::first_type, typename TypeParam::second_type>(Device::cuda,
+                                                                                gpu_shapes());
+}
+
+template <class I, class T>
+void check_mixed(Device device, const std::vector<test::Shape>& shapes) {
   std::uint64_t seed = 1001;
-  for (const auto& s : test::awkward_shapes()) {
+  for (const auto& s : shapes) {
     const auto d = test::random_dense<T>(s.rows, s.cols, seed++);
     const auto sp = test::random_csr<I, T>(s, seed++);
     const auto spd = coo_to_dense(csr_to_coo(sp));
@@ -169,7 +227,7 @@ TYPED_TEST(AddTypes, MixedImplsMatchRefInBothOrders) {
           add_dense_ref(spd, d, want, alpha, beta);
         int ran = 0;
         for (const auto& impl : add_impls<I, T>()) {
-          if (!(impl.make.kinds & add_mixed)) continue;
+          if (impl.device != device || !(impl.make.kinds & add_mixed)) continue;
           Dense<T> c(s.rows, s.cols, test::poison<T>());
           const auto p = dense_first
                              ? problem<I, T>(&d, nullptr, nullptr, &sp, alpha, beta, &c, nullptr)
@@ -179,10 +237,24 @@ TYPED_TEST(AddTypes, MixedImplsMatchRefInBothOrders) {
                              impl.name + (dense_first ? " D+S on " : " S+D on ") + s.name);
           ++ran;
         }
-        EXPECT_EQ(ran, 2);  // cpu, ref
+        EXPECT_EQ(ran, (impls_for<I, T>(device, add_mixed)));
+        EXPECT_GT(ran, 0) << s.name;
       }
     }
   }
+}
+
+TYPED_TEST(AddTypes, MixedImplsMatchRefInBothOrders) {
+  using I = typename TypeParam::first_type;
+  using T = typename TypeParam::second_type;
+  EXPECT_EQ((impls_for<I, T>(Device::cpu, add_mixed)), 2);  // cpu, ref
+  check_mixed<I, T>(Device::cpu, test::awkward_shapes());
+}
+
+TYPED_TEST(AddTypes, CudaMixedImplsMatchRefInBothOrders) {
+  MM_REQUIRE_GPU();
+  check_mixed<typename TypeParam::first_type, typename TypeParam::second_type>(Device::cuda,
+                                                                               gpu_shapes());
 }
 
 // Every corpus matrix plus its transpose (or itself when not square). Sparse: every sparse
@@ -211,9 +283,10 @@ TEST(Add, EveryImplOnTheCorpus) {
     Csr<I, T> want_sparse;
     add_sparse_ref(a, b, want_sparse, alpha, beta);
     for (const auto& impl : add_impls<I, T>()) {
+      if (!test::runnable(impl.device)) continue;  // CUDA ones: where a GPU exists
       if (!(impl.make.kinds & add_sparse)) continue;
       Csr<I, T> sc;
-      impl.make(problem<I, T>(nullptr, &a, nullptr, &b, alpha, beta, nullptr, &sc))->run();
+      run_twice(impl, problem<I, T>(nullptr, &a, nullptr, &b, alpha, beta, nullptr, &sc));
       ASSERT_EQ(sc.ptr, want_sparse.ptr) << impl.name << " on " << f;
       ASSERT_EQ(sc.idx, want_sparse.idx) << impl.name << " on " << f;
       check(sc.val, want_sparse.val, impl.name + " sparse on " + f);
@@ -225,17 +298,18 @@ TEST(Add, EveryImplOnTheCorpus) {
     add_dense_ref(da, db, want, alpha, beta);
     check(coo_to_dense(csr_to_coo(want_sparse)).data, want.data, "ref-sparse vs dense on " + f);
     for (const auto& impl : add_impls<I, T>()) {
+      if (!test::runnable(impl.device)) continue;
       Dense<T> c(da.rows, da.cols, test::poison<T>());
       if (impl.make.kinds & add_dense) {
-        impl.make(problem<I, T>(&da, nullptr, &db, nullptr, alpha, beta, &c, nullptr))->run();
+        run_twice(impl, problem<I, T>(&da, nullptr, &db, nullptr, alpha, beta, &c, nullptr));
         check(c.data, want.data, impl.name + " dense on " + f);
       }
       if (impl.make.kinds & add_mixed) {
         c = Dense<T>(da.rows, da.cols, test::poison<T>());
-        impl.make(problem<I, T>(&da, nullptr, nullptr, &b, alpha, beta, &c, nullptr))->run();
+        run_twice(impl, problem<I, T>(&da, nullptr, nullptr, &b, alpha, beta, &c, nullptr));
         check(c.data, want.data, impl.name + " D+S on " + f);
         c = Dense<T>(da.rows, da.cols, test::poison<T>());
-        impl.make(problem<I, T>(nullptr, &a, &db, nullptr, alpha, beta, &c, nullptr))->run();
+        run_twice(impl, problem<I, T>(nullptr, &a, &db, nullptr, alpha, beta, &c, nullptr));
         check(c.data, want.data, impl.name + " S+D on " + f);
       }
     }
@@ -266,7 +340,18 @@ TEST(Add, PickByOperandKindsAndSize) {
   EXPECT_THROW(pick(add_mixed, big, "openblas"), InputError);
   EXPECT_THROW(pick(add_dense, big, "cpu-sparse"), InputError);
   EXPECT_THROW(pick(add_dense, big, "nosuch"), UsageError);
+#ifdef MM_HAVE_CUDA
+  EXPECT_EQ(pick(add_dense, 1, "", Device::cuda), "cuda-vec");  // no size rule on the GPU
+  EXPECT_EQ(pick(add_mixed, big, "", Device::cuda), "cuda-vec");
+  EXPECT_EQ(pick(add_sparse, big, "", Device::cuda), "cuda-sparse");
+  if (test::gpu().count == 0) {  // --impl of a CUDA implementation needs a GPU first
+    EXPECT_THROW(pick(add_dense, big, "cuda-vec"), DeviceError);
+  } else {
+    EXPECT_THROW(pick(add_sparse, big, "cublas"), InputError);
+  }
+#else
   EXPECT_THROW(pick(add_dense, big, "", Device::cuda), DeviceError);
+#endif
   EXPECT_EQ(add_kinds_text(add_dense | add_mixed), "dense+dense, dense+sparse");
   // A runner handed operands its implementation does not handle refuses them.
   Csr<I, T> s;
@@ -275,6 +360,24 @@ TEST(Add, PickByOperandKindsAndSize) {
   EXPECT_THROW(blas.make(problem<I, T>(nullptr, &s, nullptr, &s, 1.0, 1.0, nullptr, &s)),
                std::logic_error);
 }
+
+#ifdef MM_HAVE_CUDA
+// cuda-seq refuses large problems before touching the GPU, so this runs everywhere.
+TEST(Add, CudaSeqRefusesLargeProblems) {
+  using I = std::int32_t;
+  using T = double;
+  const Dense<T> a(1025, 1024), b(1025, 1024);
+  Dense<T> c(1025, 1024);
+  int found = 0;
+  for (const auto& impl : add_impls<I, T>()) {
+    if (impl.name != "cuda-seq") continue;
+    EXPECT_THROW(impl.make(problem<I, T>(&a, nullptr, &b, nullptr, 1.0, 1.0, &c, nullptr)),
+                 InputError);
+    ++found;
+  }
+  EXPECT_EQ(found, 1);
+}
+#endif
 
 }  // namespace
 }  // namespace mm

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "gpu.hpp"
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
 #include "transpose.hpp"
@@ -74,6 +75,31 @@ struct Dims {
 const std::vector<Dims> kDenseShapes{{1, 1},    {31, 31},  {33, 33}, {1000, 1000},
                                      {17, 300}, {300, 17}, {0, 0},   {0, 5},
                                      {5, 0},    {1, 77},   {77, 1},  {65, 129}};
+// On the GPU also: tile edges in both directions, and rows beyond what one grid covers
+// (65535 blocks of 32 and of 8 rows), so that the kernels' row loops run.
+const std::vector<Dims> kGpuExtraShapes{
+    {1000, 33}, {33, 1000}, {97, 2049}, {2200000, 1}, {2, 1100000}};
+
+// One complete execution: upload, RUNS runs, download.
+void run_all(Runner& r, int runs = 1) {
+  r.upload();
+  for (int k = 0; k < runs; ++k) r.run();
+  r.download();
+}
+
+// cuBLAS multiplies by one: values the same, NaN payloads and non-finite complex parts
+// (0 * inf) not guaranteed. Finite values must come back bit for bit all the same.
+template <class T>
+void expect_same_finite_bits(const std::vector<T>& got, const std::vector<T>& want,
+                             const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    if constexpr (!std::is_same_v<T, std::int64_t>)
+      if (!std::isfinite(std::abs(want[k]))) continue;
+    ASSERT_EQ(std::memcmp(&got[k], &want[k], sizeof(T)), 0)
+        << what << ": element " << k << " differs";
+  }
+}
 
 TEST(Transpose, ReferenceByHand) {
   const std::vector<double> a{1, 2, 3, 4, 5, 6};  // 2 x 3
@@ -96,11 +122,12 @@ TEST(Transpose, ReferenceByHand) {
   EXPECT_EQ(t.val, (std::vector<double>{2, 4, 7}));
 }
 
-// ref against the definition, then every out-of-place implementation against ref.
-TYPED_TEST(DenseTypes, OutOfPlaceImplsMatchRef) {
-  using T = TypeParam;
+// ref against the definition, then every out-of-place implementation on DEVICE against ref.
+template <class T>
+void check_out_of_place(Device device, const std::vector<Dims>& shapes) {
   std::uint64_t seed = 1;
-  for (const auto& s : kDenseShapes) {
+  int ran = 0;
+  for (const auto& s : shapes) {
     const auto a = values<T>(static_cast<std::size_t>(s.rows * s.cols), seed++);
     for (const bool conj : {false, true}) {
       const std::string shape =
@@ -111,16 +138,27 @@ TYPED_TEST(DenseTypes, OutOfPlaceImplsMatchRef) {
         for (std::int64_t j = 0; j < s.cols; ++j)
           ASSERT_EQ(want[j * s.rows + i], conj_if(a[i * s.cols + j], conj)) << "ref " << shape;
       for (const auto& impl : transpose_dense_impls<T>()) {
+        if (impl.device != device) continue;
         std::vector<T> b(a.size(), poison<T>());
         auto r = impl.make(DenseTransposeProblem<T>{s.rows, s.cols, a.data(), b.data(), conj});
-        r->upload();
-        r->run();
-        r->run();
-        r->download();
+        run_all(*r, 2);
         expect_same_bits(b, want, impl.name + " " + shape);
+        ++ran;
       }
     }
   }
+  EXPECT_GT(ran, 0) << "no implementation for this device";
+}
+
+TYPED_TEST(DenseTypes, OutOfPlaceImplsMatchRef) {
+  check_out_of_place<TypeParam>(Device::cpu, kDenseShapes);
+}
+
+TYPED_TEST(DenseTypes, CudaOutOfPlaceImplsMatchRef) {
+  MM_REQUIRE_GPU();
+  auto shapes = kDenseShapes;
+  shapes.insert(shapes.end(), kGpuExtraShapes.begin(), kGpuExtraShapes.end());
+  check_out_of_place<TypeParam>(Device::cuda, shapes);
 }
 
 // The blocked kernels at tile edges that do not divide the shape, and odd thread counts.
@@ -145,16 +183,19 @@ TYPED_TEST(DenseTypes, BlockedKernelsAnyTileAndThreads) {
   }
 }
 
-// In place: after 1, 2 or 3 timed runs, download() leaves A^T (runs alternate A, A^T).
-TYPED_TEST(DenseTypes, InPlaceImplsMatchRef) {
-  using T = TypeParam;
+// In place: after 1, 2 or 3 runs (and after warm-up plus timed runs), download() leaves A^T
+// (runs alternate A, A^T).
+template <class T>
+void check_in_place(Device device, const std::vector<std::int64_t>& sizes) {
   std::uint64_t seed = 50;
-  for (const std::int64_t n : {0, 1, 2, 31, 33, 1000}) {
+  int ran = 0;
+  for (const std::int64_t n : sizes) {
     const auto a = values<T>(static_cast<std::size_t>(n * n), seed++);
     for (const bool conj : {false, true}) {
       std::vector<T> want(a.size());
       transpose_ref(n, n, a.data(), want.data(), conj);
-      for (const auto& impl : transpose_inplace_impls<T>())
+      for (const auto& impl : transpose_inplace_impls<T>()) {
+        if (impl.device != device) continue;
         for (const int runs : {1, 2, 3}) {
           const std::string what = impl.name + " n=" + std::to_string(n) + " runs " +
                                    std::to_string(runs) + (conj ? " conj" : "");
@@ -164,9 +205,27 @@ TYPED_TEST(DenseTypes, InPlaceImplsMatchRef) {
           for (int k = 0; k < runs; ++k) r->run();
           r->download();
           expect_same_bits(b, want, what);
+          ++ran;
         }
+        // measure()'s order: untimed runs, then timed ones; the result is still A^T.
+        std::vector<T> b(a.size(), poison<T>());
+        auto r = impl.make(DenseTransposeProblem<T>{n, n, a.data(), b.data(), conj});
+        measure(*r, 1, 2);  // downloads into b itself
+        expect_same_bits(b, want, impl.name + " n=" + std::to_string(n) + " measured");
+      }
     }
   }
+  EXPECT_GT(ran, 0) << "no implementation for this device";
+}
+
+TYPED_TEST(DenseTypes, InPlaceImplsMatchRef) {
+  check_in_place<TypeParam>(Device::cpu, {0, 1, 2, 31, 33, 1000});
+}
+
+TYPED_TEST(DenseTypes, CudaInPlaceImplsMatchRef) {
+  MM_REQUIRE_GPU();
+  // 32 and 64 fill whole tiles; 1025 leaves a one-wide edge tile; 3000 many tile pairs.
+  check_in_place<TypeParam>(Device::cuda, {0, 1, 2, 31, 32, 33, 64, 1000, 1025, 3000});
 }
 
 TEST(Transpose, InPlaceRefusesNonSquare) {
@@ -188,12 +247,12 @@ Csr<I, T> random_csr_any(const test::Shape& s, std::uint64_t seed) {
   }
 }
 
-// ref against a dense transpose, then every sparse implementation against ref.
-TYPED_TEST(CsrTypes, SparseImplsMatchRefOnAwkwardShapes) {
-  using I = typename TypeParam::first_type;
-  using T = typename TypeParam::second_type;
+// ref against a dense transpose, then every sparse implementation on DEVICE against ref.
+template <class I, class T>
+void check_sparse(Device device, const std::vector<test::Shape>& shapes) {
   std::uint64_t seed = 100;
-  for (const auto& s : test::awkward_shapes()) {
+  int ran = 0;
+  for (const auto& s : shapes) {
     const auto a = random_csr_any<I, T>(s, seed++);
     for (const bool conj : {false, true}) {
       const std::string what = s.name + (conj ? " conj" : "");
@@ -205,29 +264,48 @@ TYPED_TEST(CsrTypes, SparseImplsMatchRefOnAwkwardShapes) {
       for (std::int64_t i = 0; i < want.rows; ++i)
         for (I k = want.ptr[i] + 1; k < want.ptr[i + 1]; ++k)
           ASSERT_LT(want.idx[k - 1], want.idx[k]) << "ref row " << i << " unsorted, " << what;
-      const auto da = coo_to_dense(csr_to_coo(a));
-      const auto dt = coo_to_dense(csr_to_coo(want));
-      for (std::int64_t i = 0; i < a.rows; ++i)
-        for (std::int64_t j = 0; j < a.cols; ++j)
-          ASSERT_EQ(dt(j, i), conj_if(da(i, j), conj)) << "ref at " << i << "," << j << " " << what;
+      if (a.rows * a.cols <= 4'000'000) {
+        const auto da = coo_to_dense(csr_to_coo(a));
+        const auto dt = coo_to_dense(csr_to_coo(want));
+        for (std::int64_t i = 0; i < a.rows; ++i)
+          for (std::int64_t j = 0; j < a.cols; ++j)
+            ASSERT_EQ(dt(j, i), conj_if(da(i, j), conj))
+                << "ref at " << i << "," << j << " " << what;
+      }
       for (const auto& impl : transpose_csr_impls<I, T>()) {
+        if (impl.device != device) continue;
         Csr<I, T> t;
         t.ptr.assign(static_cast<std::size_t>(a.cols) + 1, I{-1});
         t.idx.assign(a.idx.size(), I{-1});
         t.val.assign(a.val.size(), poison<T>());
         auto r = impl.make(CsrTransposeProblem<I, T>{&a, &t, conj});
-        r->upload();
-        r->run();
-        r->run();
-        r->download();
+        run_all(*r, 2);
         ASSERT_EQ(t.rows, want.rows) << impl.name << " " << what;
         ASSERT_EQ(t.cols, want.cols) << impl.name << " " << what;
         ASSERT_EQ(t.ptr, want.ptr) << impl.name << " " << what;
         ASSERT_EQ(t.idx, want.idx) << impl.name << " " << what;
         expect_same_bits(t.val, want.val, impl.name + " " + what);
+        ++ran;
       }
     }
   }
+  EXPECT_GT(ran, 0) << "no implementation for this device";
+}
+
+TYPED_TEST(CsrTypes, SparseImplsMatchRefOnAwkwardShapes) {
+  check_sparse<typename TypeParam::first_type, typename TypeParam::second_type>(
+      Device::cpu, test::awkward_shapes());
+}
+
+TYPED_TEST(CsrTypes, CudaSparseImplsMatchRefOnAwkwardShapes) {
+  MM_REQUIRE_GPU();
+  auto shapes = test::awkward_shapes();
+  shapes.push_back({"long-rows", 40, 20000, 0.0005, false, true});  // row 0: 20000 entries
+  shapes.push_back({"wide-rows", 300, 5000, 0.5});                  // ~2500 a row
+  shapes.push_back({"tall", 300000, 70, 0.02, true});               // many rows, few columns
+  shapes.push_back({"one-column", 5000, 1, 0.5});                   // every entry in column 0
+  check_sparse<typename TypeParam::first_type, typename TypeParam::second_type>(Device::cuda,
+                                                                                shapes);
 }
 
 // More threads than rows, odd counts, and a dense row that outweighs the rest.
@@ -271,9 +349,10 @@ TEST(Transpose, EveryImplOnTheCorpus) {
         transpose_shape(a, want);
         transpose_csr_ref(a, want, conj);
         for (const auto& impl : transpose_csr_impls<std::int32_t, T>()) {
+          if (!test::runnable(impl.device)) continue;  // CUDA ones: where a GPU exists
           Csr<std::int32_t, T> t;
           t.val.assign(a.val.size(), poison<T>());
-          impl.make({&a, &t, conj})->run();
+          run_all(*impl.make({&a, &t, conj}));
           ASSERT_EQ(t.ptr, want.ptr) << impl.name << " " << what;
           ASSERT_EQ(t.idx, want.idx) << impl.name << " " << what;
           expect_same_bits(t.val, want.val, impl.name + " " + what);
@@ -284,12 +363,17 @@ TEST(Transpose, EveryImplOnTheCorpus) {
       std::vector<T> want(d.data.size());
       transpose_ref(rows, cols, d.data.data(), want.data(), conj);
       for (const auto& impl : transpose_dense_impls<T>()) {
+        if (!test::runnable(impl.device)) continue;
         std::vector<T> b(d.data.size(), poison<T>());
-        impl.make({rows, cols, d.data.data(), b.data(), conj})->run();
-        expect_same_bits(b, want, impl.name + " " + what);
+        run_all(*impl.make({rows, cols, d.data.data(), b.data(), conj}));
+        if (impl.name == "cublas")  // the corpus holds inf and nan on purpose
+          expect_same_finite_bits(b, want, impl.name + " " + what);
+        else
+          expect_same_bits(b, want, impl.name + " " + what);
       }
       if (rows != cols) continue;
       for (const auto& impl : transpose_inplace_impls<T>()) {
+        if (!test::runnable(impl.device)) continue;
         std::vector<T> b(d.data.size(), poison<T>());
         auto r = impl.make({rows, cols, d.data.data(), b.data(), conj});
         r->upload();

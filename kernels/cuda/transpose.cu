@@ -1,0 +1,376 @@
+// Hand-written CUDA transposes: a thread per element (naive), 32x32 shared tiles (tiled),
+// mirrored tile pairs in place (square), and CSR -> CSC by a stable radix sort by column.
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "cuda/cuda_util.cuh"
+#include "cuda/transpose_cuda.hpp"
+
+namespace mm {
+
+namespace {
+
+// Values travel as raw bits of their size: bit-exact whatever they hold (NaN payloads, int64
+// beyond 2^53), and conjugation is a flip of the imaginary part's sign bit.
+template <std::size_t N>
+struct bits;
+template <>
+struct bits<4> {
+  using type = unsigned int;
+};
+template <>
+struct bits<8> {
+  using type = unsigned long long;
+};
+template <>
+struct bits<16> {
+  using type = ulonglong2;  // 16-byte aligned: cudaMalloc'd arrays of 16-byte values are
+};
+template <class T>
+using bits_t = typename bits<sizeof(T)>::type;
+
+constexpr unsigned long long kSign64 = 0x8000000000000000ull;
+
+// complex<float> is 8 bytes with the imaginary part in the high word (little endian);
+// complex<double> 16 bytes with it in .y. Real values are never changed.
+template <bool Complex, class B>
+__device__ __forceinline__ B conj_bits(B v, bool conj) {
+  if constexpr (Complex) {
+    if (conj) {
+      if constexpr (std::is_same_v<B, ulonglong2>)
+        v.y ^= kSign64;
+      else
+        v ^= kSign64;
+    }
+  }
+  return v;
+}
+
+// Tuning: 32x32 tiles, 32x8 threads a block, each thread moving 4 rows of its tile (enough
+// loads in flight per thread without the register cost of a whole column).
+constexpr int kTile = 32;
+constexpr int kRows = 8;
+constexpr int kThreads = kTile * kRows;
+constexpr unsigned kMaxGridY = 65535;
+
+template <bool Complex, class B>
+__global__ void __launch_bounds__(kThreads)
+    naive_kernel(std::int64_t rows, std::int64_t cols, const B* __restrict__ in,
+                 B* __restrict__ out, bool conj) {
+  const std::int64_t j = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x;
+  if (j >= cols) return;
+  // Reads coalesced along A's rows; writes strided by ROWS (what the tiled kernel avoids).
+  for (std::int64_t i = blockIdx.y * static_cast<std::int64_t>(kRows) + threadIdx.y; i < rows;
+       i += static_cast<std::int64_t>(gridDim.y) * kRows)
+    out[j * rows + i] = conj_bits<Complex>(in[i * cols + j], conj);
+}
+
+template <bool Complex, class B>
+__global__ void __launch_bounds__(kThreads)
+    tiled_kernel(std::int64_t rows, std::int64_t cols, const B* __restrict__ in,
+                 B* __restrict__ out, bool conj) {
+  // One padding column: a warp reading a tile column hits 32 different banks.
+  __shared__ B tile[kTile][kTile + 1];
+  const std::int64_t j0 = blockIdx.x * static_cast<std::int64_t>(kTile);
+  const int x = threadIdx.x;
+  // i0 is the same for the whole block, so every thread reaches the barriers.
+  for (std::int64_t i0 = blockIdx.y * static_cast<std::int64_t>(kTile); i0 < rows;
+       i0 += static_cast<std::int64_t>(gridDim.y) * kTile) {
+    for (int r = threadIdx.y; r < kTile; r += kRows)  // tile[r][x] = A(i0 + r, j0 + x)
+      if (i0 + r < rows && j0 + x < cols) tile[r][x] = in[(i0 + r) * cols + j0 + x];
+    __syncthreads();
+    for (int r = threadIdx.y; r < kTile; r += kRows)  // B(j0 + r, i0 + x) = A(i0 + x, j0 + r)
+      if (j0 + r < cols && i0 + x < rows)
+        out[(j0 + r) * rows + i0 + x] = conj_bits<Complex>(tile[x][r], conj);
+    __syncthreads();  // the next iteration refills the tile
+  }
+}
+
+// Square in place. Block work item K names the tile pair (I, J), I <= J, numbered column by
+// column (K = J(J+1)/2 + I), so that the grid covers only the upper triangle of tiles. Both
+// tiles are read before the barrier and written after it; no other block touches them.
+template <bool Complex, class B>
+__global__ void __launch_bounds__(kThreads)
+    inplace_kernel(std::int64_t n, std::int64_t pairs, B* __restrict__ a, bool conj) {
+  __shared__ B s1[kTile][kTile + 1];
+  __shared__ B s2[kTile][kTile + 1];
+  const int x = threadIdx.x;
+  for (std::int64_t k = blockIdx.x; k < pairs; k += gridDim.x) {
+    auto J = static_cast<std::int64_t>((sqrt(8.0 * static_cast<double>(k) + 1.0) - 1.0) / 2.0);
+    while (J * (J + 1) / 2 > k) --J;  // the double estimate may be one off either way
+    while ((J + 1) * (J + 2) / 2 <= k) ++J;
+    const std::int64_t I = k - J * (J + 1) / 2;
+    const std::int64_t r0 = I * kTile, c0 = J * kTile;  // tile (I, J) starts at A(r0, c0)
+    const bool pair = I != J;
+    for (int r = threadIdx.y; r < kTile; r += kRows) {
+      if (r0 + r < n && c0 + x < n) s1[r][x] = a[(r0 + r) * n + c0 + x];          // A(r0+r, c0+x)
+      if (pair && c0 + r < n && r0 + x < n) s2[r][x] = a[(c0 + r) * n + r0 + x];  // A(c0+r, r0+x)
+    }
+    __syncthreads();
+    for (int r = threadIdx.y; r < kTile; r += kRows) {
+      if (c0 + r < n && r0 + x < n)  // A'(c0+r, r0+x) = A(r0+x, c0+r)
+        a[(c0 + r) * n + r0 + x] = conj_bits<Complex>(s1[x][r], conj);
+      if (pair && r0 + r < n && c0 + x < n)  // A'(r0+r, c0+x) = A(c0+x, r0+r)
+        a[(r0 + r) * n + c0 + x] = conj_bits<Complex>(s2[x][r], conj);
+    }
+    __syncthreads();
+  }
+}
+
+template <class B>
+__global__ void conj_kernel(std::int64_t n, B* __restrict__ v) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    v[k] = conj_bits<true>(v[k], true);
+}
+
+unsigned blocks_for(std::int64_t work, int per_block) {
+  const std::int64_t b = (work + per_block - 1) / per_block;
+  return static_cast<unsigned>(std::clamp<std::int64_t>(b, 1, 1 << 20));
+}
+
+template <class T>
+std::int64_t elements(const DenseTransposeProblem<T>& p) {
+  return p.rows * p.cols;
+}
+
+template <class T>
+class DenseRunner final : public cuda::CudaRunner {
+ public:
+  DenseRunner(const DenseTransposeProblem<T>& p, TransposeCudaKernel k) : p_(p), kernel_(k) {}
+
+  void upload() override {
+    const auto n = static_cast<std::size_t>(elements(p_));
+    in_ = cuda::Buffer<T>(p_.in, n);
+    out_ = cuda::Buffer<T>(n);
+    out_.fill_bytes(0xff);  // poison: every element must be written
+  }
+  void download() override { out_.download(p_.out, static_cast<std::size_t>(elements(p_))); }
+
+ protected:
+  void launch() override {
+    if (elements(p_) == 0) return;
+    using B = bits_t<T>;
+    constexpr bool C = is_complex_v<T>;
+    const auto* in = reinterpret_cast<const B*>(in_.get());
+    auto* out = reinterpret_cast<B*>(out_.get());
+    const dim3 block(kTile, kRows);
+    const auto gx = static_cast<unsigned>((p_.cols + kTile - 1) / kTile);
+    if (kernel_ == TransposeCudaKernel::naive) {
+      const dim3 grid(gx, static_cast<unsigned>(
+                              std::min<std::int64_t>((p_.rows + kRows - 1) / kRows, kMaxGridY)));
+      naive_kernel<C, B><<<grid, block>>>(p_.rows, p_.cols, in, out, p_.conjugate);
+      MM_CUDA_LAUNCHED("transpose naive_kernel");
+    } else {
+      const dim3 grid(gx, static_cast<unsigned>(
+                              std::min<std::int64_t>((p_.rows + kTile - 1) / kTile, kMaxGridY)));
+      tiled_kernel<C, B><<<grid, block>>>(p_.rows, p_.cols, in, out, p_.conjugate);
+      MM_CUDA_LAUNCHED("transpose tiled_kernel");
+    }
+  }
+
+ private:
+  DenseTransposeProblem<T> p_;
+  TransposeCudaKernel kernel_;
+  cuda::Buffer<T> in_, out_;
+};
+
+// Runs alternate between A and A^T (as the CPU in-place runners do); download() adds one
+// untimed run after an even count so that OUT ends as A^T.
+template <class T>
+class InplaceRunner final : public cuda::CudaRunner {
+ public:
+  explicit InplaceRunner(const DenseTransposeProblem<T>& p) : p_(p) {}
+
+  void upload() override {
+    const auto n = static_cast<std::size_t>(elements(p_));
+    a_ = cuda::Buffer<T>(p_.in ? p_.in : p_.out, n);
+  }
+  void download() override {
+    if (runs_ % 2 == 0) run();
+    a_.download(p_.out, static_cast<std::size_t>(elements(p_)));
+  }
+
+ protected:
+  void launch() override {
+    ++runs_;
+    if (p_.rows == 0) return;
+    using B = bits_t<T>;
+    const std::int64_t tiles = (p_.rows + kTile - 1) / kTile, pairs = tiles * (tiles + 1) / 2;
+    inplace_kernel<is_complex_v<T>, B><<<blocks_for(pairs, 1), dim3(kTile, kRows)>>>(
+        p_.rows, pairs, reinterpret_cast<B*>(a_.get()), p_.conjugate);
+    MM_CUDA_LAUNCHED("transpose inplace_kernel");
+  }
+
+ private:
+  DenseTransposeProblem<T> p_;
+  cuda::Buffer<T> a_;
+  long runs_ = 0;
+};
+
+// ---- CSR -> CSC ----
+
+template <class I>
+__global__ void count_columns(std::int64_t nnz, const I* __restrict__ idx, I* __restrict__ count) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if constexpr (sizeof(I) == 4)
+      atomicAdd(reinterpret_cast<int*>(count + idx[k]), 1);
+    else
+      atomicAdd(reinterpret_cast<unsigned long long*>(count + idx[k]), 1ull);
+  }
+}
+
+// The row of every entry, and its position (the sort's payload).
+template <class I>
+__global__ void rows_and_positions(std::int64_t rows, const I* __restrict__ ptr,
+                                   I* __restrict__ row_of, I* __restrict__ position) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < rows;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    for (I k = ptr[i]; k < ptr[i + 1]; ++k) {
+      row_of[k] = static_cast<I>(i);
+      position[k] = k;
+    }
+}
+
+// Output entry p is A's entry order[p]: entries sorted by column, stably, so rows ascend.
+template <bool Complex, class I, class B>
+__global__ void gather(std::int64_t nnz, const I* __restrict__ order, const I* __restrict__ row_of,
+                       const B* __restrict__ val, I* __restrict__ t_idx, B* __restrict__ t_val,
+                       bool conj) {
+  for (std::int64_t p = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; p < nnz;
+       p += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const I k = order[p];
+    t_idx[p] = row_of[k];
+    t_val[p] = conj_bits<Complex>(val[k], conj);
+  }
+}
+
+template <class I, class T>
+class Csr2CscRunner final : public cuda::CudaRunner {
+  using U = std::make_unsigned_t<I>;  // sort keys: columns are never negative
+
+ public:
+  explicit Csr2CscRunner(const CsrTransposeProblem<I, T>& p) : p_(p) {}
+
+  void upload() override {
+    const Csr<I, T>& a = *p_.a;
+    const auto nnz = static_cast<std::size_t>(a.nnz());
+    ptr_ = cuda::Buffer<I>(a.ptr.data(), a.ptr.size());
+    idx_ = cuda::Buffer<I>(a.idx.data(), nnz);
+    val_ = cuda::Buffer<T>(a.val.data(), nnz);
+    count_ = cuda::Buffer<I>(static_cast<std::size_t>(a.cols));
+    t_ptr_ = cuda::Buffer<I>(static_cast<std::size_t>(a.cols) + 1);
+    t_ptr_.fill_bytes(0);  // t_ptr[0] stays 0; the scan writes the rest
+    row_of_ = cuda::Buffer<I>(nnz);
+    pos_ = cuda::Buffer<I>(nnz);
+    order_ = cuda::Buffer<I>(nnz);
+    keys_ = cuda::Buffer<U>(nnz);
+    t_idx_ = cuda::Buffer<I>(nnz);
+    t_val_ = cuda::Buffer<T>(nnz);
+    t_idx_.fill_bytes(0xff);  // poison: every entry must be written
+    t_val_.fill_bytes(0xff);
+    end_bit_ = 1;
+    while (end_bit_ < static_cast<int>(8 * sizeof(I)) &&
+           (std::uint64_t{1} << end_bit_) < static_cast<std::uint64_t>(a.cols))
+      ++end_bit_;
+    std::size_t scan = 0, sort = 0;
+    if (a.cols > 0)
+      MM_CUDA(cub::DeviceScan::InclusiveSum(nullptr, scan, count_.get(), t_ptr_.get() + 1, a.cols));
+    if (nnz > 0)
+      MM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys_in(), keys_.get(), pos_.get(),
+                                              order_.get(), a.nnz(), 0, end_bit_));
+    temp_ = cuda::Buffer<char>(std::max<std::size_t>({scan, sort, 1}));
+  }
+
+  void download() override {
+    Csr<I, T>& t = *p_.out;
+    t_ptr_.download(t.ptr.data(), t.ptr.size());
+    t_idx_.download(t.idx.data(), t.idx.size());
+    t_val_.download(t.val.data(), t.val.size());
+  }
+
+ protected:
+  void launch() override {
+    const Csr<I, T>& a = *p_.a;
+    const std::int64_t nnz = a.nnz();
+    if (nnz == 0) return;  // t_ptr is all zeros from upload()
+    constexpr int threads = 256;
+    MM_CUDA(cudaMemsetAsync(count_.get(), 0, count_.size() * sizeof(I)));
+    count_columns<I><<<blocks_for(nnz, threads), threads>>>(nnz, idx_.get(), count_.get());
+    MM_CUDA_LAUNCHED("csr2csc count_columns");
+    std::size_t bytes = temp_.size();
+    MM_CUDA(
+        cub::DeviceScan::InclusiveSum(temp_.get(), bytes, count_.get(), t_ptr_.get() + 1, a.cols));
+    rows_and_positions<I>
+        <<<blocks_for(a.rows, threads), threads>>>(a.rows, ptr_.get(), row_of_.get(), pos_.get());
+    MM_CUDA_LAUNCHED("csr2csc rows_and_positions");
+    bytes = temp_.size();
+    MM_CUDA(cub::DeviceRadixSort::SortPairs(temp_.get(), bytes, keys_in(), keys_.get(), pos_.get(),
+                                            order_.get(), nnz, 0, end_bit_));
+    using B = bits_t<T>;
+    gather<is_complex_v<T>, I, B><<<blocks_for(nnz, threads), threads>>>(
+        nnz, order_.get(), row_of_.get(), reinterpret_cast<const B*>(val_.get()), t_idx_.get(),
+        reinterpret_cast<B*>(t_val_.get()), p_.conjugate);
+    MM_CUDA_LAUNCHED("csr2csc gather");
+  }
+
+ private:
+  const U* keys_in() const { return reinterpret_cast<const U*>(idx_.get()); }
+
+  CsrTransposeProblem<I, T> p_;
+  cuda::Buffer<I> ptr_, idx_, count_, t_ptr_, row_of_, pos_, order_, t_idx_;
+  cuda::Buffer<U> keys_;
+  cuda::Buffer<T> val_, t_val_;
+  cuda::Buffer<char> temp_;
+  int end_bit_ = 1;
+};
+
+}  // namespace
+
+void cuda_conjugate_bits(void* values, std::int64_t n, std::size_t value_size) {
+  if (n == 0) return;
+  if (value_size == 8)
+    conj_kernel<<<blocks_for(n, 256), 256>>>(n, static_cast<unsigned long long*>(values));
+  else if (value_size == 16)
+    conj_kernel<<<blocks_for(n, 256), 256>>>(n, static_cast<ulonglong2*>(values));
+  else
+    throw std::logic_error("cuda_conjugate_bits: complex values are 8 or 16 bytes");
+  MM_CUDA_LAUNCHED("transpose conj_kernel");
+}
+
+template <class T>
+std::unique_ptr<Runner> make_transpose_cuda(const DenseTransposeProblem<T>& p,
+                                            TransposeCudaKernel k) {
+  return std::make_unique<DenseRunner<T>>(p, k);
+}
+
+template <class T>
+std::unique_ptr<Runner> make_transpose_cuda_inplace(const DenseTransposeProblem<T>& p) {
+  // Checked before the runner exists: its events need a GPU, the refusal does not.
+  if (p.rows != p.cols)
+    throw InputError("an in-place transpose needs a square matrix, not " + std::to_string(p.rows) +
+                     " x " + std::to_string(p.cols));
+  return std::make_unique<InplaceRunner<T>>(p);
+}
+
+template <class I, class T>
+std::unique_ptr<Runner> make_transpose_cuda_csr2csc(const CsrTransposeProblem<I, T>& p) {
+  transpose_shape(*p.a, *p.out);
+  return std::make_unique<Csr2CscRunner<I, T>>(p);
+}
+
+#define MM_TRANSPOSE_CUDA_DENSE(T)                                                         \
+  template std::unique_ptr<Runner> make_transpose_cuda<T>(const DenseTransposeProblem<T>&, \
+                                                          TransposeCudaKernel);            \
+  template std::unique_ptr<Runner> make_transpose_cuda_inplace<T>(const DenseTransposeProblem<T>&);
+MM_TRANSPOSE_VALUE_TYPES(MM_TRANSPOSE_CUDA_DENSE)
+
+#define MM_TRANSPOSE_CUDA_CSR(I, T)                                   \
+  template std::unique_ptr<Runner> make_transpose_cuda_csr2csc<I, T>( \
+      const CsrTransposeProblem<I, T>&);
+MM_TRANSPOSE_INDEX_VALUE_TYPES(MM_TRANSPOSE_CUDA_CSR)
+
+}  // namespace mm
