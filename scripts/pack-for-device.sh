@@ -7,7 +7,11 @@ build=${BUILD_DIR:-$root/build}
 rm -rf "$root/.carry"
 mkdir -p "$root/.carry/bin" "$root/.carry/lib"
 find "$build/bin" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/.carry/bin/" \;
-# Libraries not on the GPU machine's Ubuntu image: OpenMP runtime (to be safe) and SuiteSparse.
+strip "$root/.carry/bin/"*
+# Binaries with CUDA code are large; compressed they travel well under the 64 MiB limit.
+tar -cJf "$root/.carry/bin.tar.xz" -C "$root/.carry" bin && rm -rf "$root/.carry/bin"
+# Libraries not on the GPU machine's Ubuntu image (it has OpenBLAS and LAPACKE): the
+# OpenMP runtime, to be safe, and SuiteSparse.
 for lib in libgomp.so.1 libumfpack.so.5 libamd.so.2 libcholmod.so.3 libsuitesparseconfig.so.5 \
            libcolamd.so.2 libccolamd.so.2 libcamd.so.2 libmetis.so.5; do
   for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu; do

@@ -214,7 +214,7 @@ unsigned blocks_for(std::int64_t work, std::int64_t cap) {
 
 template <class T>
 dev_t<T> dev_value(const T& v) {
-  return *reinterpret_cast<const dev_t<T>*>(&v);
+  return cuda::to_dev(v);
 }
 
 // A CSR matrix in device memory.

@@ -40,6 +40,25 @@ struct dev<std::complex<T>> {
 template <class T>
 using dev_t = typename dev<T>::type;
 
+// A host value as the device type, by value. std::complex<double> is 8-byte aligned and
+// cuda::std::complex<double> 16: reinterpreting one's address as the other faults on an
+// aligned load (seen on the H200).
+template <class T>
+dev_t<T> to_dev(const T& v) {
+  if constexpr (std::is_same_v<T, dev_t<T>>)
+    return v;
+  else
+    return dev_t<T>(v.real(), v.imag());
+}
+
+// A host scalar for cuBLAS and cuSPARSE, 16-byte aligned as their complex types
+// (cuDoubleComplex is a double2) are read.
+template <class T>
+struct alignas(16) Scalar {
+  T value;
+  const T* ptr() const { return &value; }
+};
+
 // Raw device memory of N elements of T; freed on destruction. Allocation failure throws
 // DeviceError with the bytes asked and free.
 template <class T>

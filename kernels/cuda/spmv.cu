@@ -188,8 +188,7 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
   void launch() override {
     using D = dev_t<T>;
     const std::int64_t rows = p_.full->rows;
-    const D alpha = *reinterpret_cast<const D*>(&p_.alpha),
-            beta = *reinterpret_cast<const D*>(&p_.beta);
+    const D alpha = cuda::to_dev(p_.alpha), beta = cuda::to_dev(p_.beta);
     const D* y0 = p_.beta != T{} ? y0_.dev() : nullptr;
     if (rows == 0) return;
     switch (kernel_) {

@@ -31,17 +31,18 @@ class CublasAdd final : public cuda::CudaRunner {
     const T *a = a_.get(), *b = b_.get();
     T* c = c_.get();
     const auto N = CUBLAS_OP_N;
+    const cuda::Scalar<T> al{p_.alpha}, be{p_.beta};
     if constexpr (std::is_same_v<T, float>) {
-      MM_CUDA(cublasSgeam(h_.get(), N, N, m, n, &p_.alpha, a, m, &p_.beta, b, m, c, m));
+      MM_CUDA(cublasSgeam(h_.get(), N, N, m, n, al.ptr(), a, m, be.ptr(), b, m, c, m));
     } else if constexpr (std::is_same_v<T, double>) {
-      MM_CUDA(cublasDgeam(h_.get(), N, N, m, n, &p_.alpha, a, m, &p_.beta, b, m, c, m));
+      MM_CUDA(cublasDgeam(h_.get(), N, N, m, n, al.ptr(), a, m, be.ptr(), b, m, c, m));
     } else if constexpr (std::is_same_v<T, std::complex<float>>) {
       auto z = [](const auto* p) { return reinterpret_cast<const cuComplex*>(p); };
-      MM_CUDA(cublasCgeam(h_.get(), N, N, m, n, z(&p_.alpha), z(a), m, z(&p_.beta), z(b), m,
+      MM_CUDA(cublasCgeam(h_.get(), N, N, m, n, z(al.ptr()), z(a), m, z(be.ptr()), z(b), m,
                           reinterpret_cast<cuComplex*>(c), m));
     } else {
       auto z = [](const auto* p) { return reinterpret_cast<const cuDoubleComplex*>(p); };
-      MM_CUDA(cublasZgeam(h_.get(), N, N, m, n, z(&p_.alpha), z(a), m, z(&p_.beta), z(b), m,
+      MM_CUDA(cublasZgeam(h_.get(), N, N, m, n, z(al.ptr()), z(a), m, z(be.ptr()), z(b), m,
                           reinterpret_cast<cuDoubleComplex*>(c), m));
     }
   }

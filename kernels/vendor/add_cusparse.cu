@@ -127,9 +127,10 @@ class CusparseAdd final : public cuda::CudaRunner {
   }
   cusparseStatus_t call(bool size_only, std::size_t* bytes) {
     const Csr<I, T>&a = *p_.a.sparse, &b = *p_.b.sparse;
+    const cuda::Scalar<T> al{p_.alpha}, be{p_.beta};
     return geam<T>(size_only, h_.get(), static_cast<int>(a.rows), static_cast<int>(a.cols),
-                   &p_.alpha, da_, static_cast<int>(a.nnz()), av_.get(), ap_.get(), ai_.get(),
-                   &p_.beta, db_, static_cast<int>(b.nnz()), bv_.get(), bp_.get(), bi_.get(), dc_,
+                   al.ptr(), da_, static_cast<int>(a.nnz()), av_.get(), ap_.get(), ai_.get(),
+                   be.ptr(), db_, static_cast<int>(b.nnz()), bv_.get(), bp_.get(), bi_.get(), dc_,
                    cv_.get(), cp_.get(), ci_.get(), work_.get(), bytes);
   }
 

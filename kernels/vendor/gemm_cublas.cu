@@ -68,9 +68,10 @@ class CublasGemm final : public cuda::CudaRunner {
       MM_CUDA(cudaMemsetAsync(c_.get(), 0, c_.size() * sizeof(T)));
       return;
     }
-    const T beta{};
+    const cuda::Scalar<T> alpha{p_.alpha}, beta{T{}};
     // Column-major: B^T is n x k with leading dimension n, A^T is k x m with leading k.
-    MM_CUDA(gemm(h_->get(), n, m, k, &p_.alpha, b_.get(), n, a_.get(), k, &beta, c_.get(), n));
+    MM_CUDA(
+        gemm(h_->get(), n, m, k, alpha.ptr(), b_.get(), n, a_.get(), k, beta.ptr(), c_.get(), n));
   }
 
  private:

@@ -15,7 +15,7 @@ constexpr cusparseIndexType_t index_type() {
 template <class I, class T>
 class CusparseSpmv final : public cuda::CudaRunner {
  public:
-  explicit CusparseSpmv(const SpmvProblem<I, T>& p) : p_(p) {}
+  explicit CusparseSpmv(const SpmvProblem<I, T>& p) : p_(p), alpha_{p.alpha}, beta_{p.beta} {}
   ~CusparseSpmv() override {
     if (x_desc_) cusparseDestroyDnVec(x_desc_);
     if (y_desc_) cusparseDestroyDnVec(y_desc_);
@@ -38,18 +38,13 @@ class CusparseSpmv final : public cuda::CudaRunner {
     MM_CUDA(cusparseCreateDnVec(&x_desc_, a.cols, x_.get(), dt));
     MM_CUDA(cusparseCreateDnVec(&y_desc_, a.rows, y_.get(), dt));
     std::size_t bytes = 0;
-    MM_CUDA(cusparseSpMV_bufferSize(h_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &p_.alpha, a_desc_,
-                                    x_desc_, &p_.beta, y_desc_, dt, CUSPARSE_SPMV_CSR_ALG1,
-                                    &bytes));
+    MM_CUDA(cusparseSpMV_bufferSize(h_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, alpha_.ptr(),
+                                    a_desc_, x_desc_, beta_.ptr(), y_desc_, dt,
+                                    CUSPARSE_SPMV_CSR_ALG1, &bytes));
     work_ = cuda::Buffer<char>(std::max<std::size_t>(bytes, 1));
-    // Preprocessing is optional; cuSPARSE 12.6.3 (CUDA 13.0) crashes inside it for
-    // CUDA_C_64F (seen on an H200: SIGSEGV in cusparseSpMV_preprocess), so complex
-    // double runs without it.
-    if constexpr (dt != CUDA_C_64F) {
-      MM_CUDA(cusparseSpMV_preprocess(h_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &p_.alpha,
-                                      a_desc_, x_desc_, &p_.beta, y_desc_, dt,
-                                      CUSPARSE_SPMV_CSR_ALG1, work_.get()));
-    }
+    MM_CUDA(cusparseSpMV_preprocess(h_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, alpha_.ptr(),
+                                    a_desc_, x_desc_, beta_.ptr(), y_desc_, dt,
+                                    CUSPARSE_SPMV_CSR_ALG1, work_.get()));
   }
 
   void download() override { y_.download(p_.y, static_cast<std::size_t>(p_.full->rows)); }
@@ -61,13 +56,14 @@ class CusparseSpmv final : public cuda::CudaRunner {
     if (p_.beta != T{})
       MM_CUDA(
           cudaMemcpyAsync(y_.get(), y0_.get(), y_.size() * sizeof(T), cudaMemcpyDeviceToDevice));
-    MM_CUDA(cusparseSpMV(h_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &p_.alpha, a_desc_, x_desc_,
-                         &p_.beta, y_desc_, cuda::data_type<T>(), CUSPARSE_SPMV_CSR_ALG1,
+    MM_CUDA(cusparseSpMV(h_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, alpha_.ptr(), a_desc_, x_desc_,
+                         beta_.ptr(), y_desc_, cuda::data_type<T>(), CUSPARSE_SPMV_CSR_ALG1,
                          work_.get()));
   }
 
  private:
   SpmvProblem<I, T> p_;
+  cuda::Scalar<T> alpha_, beta_;
   cuda::Cusparse h_;
   cuda::Buffer<I> ptr_, idx_;
   cuda::Buffer<T> val_, x_, y0_, y_;

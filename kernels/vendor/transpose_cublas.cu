@@ -29,8 +29,10 @@ class CublasTranspose final : public cuda::CudaRunner {
   void launch() override {
     if (p_.rows == 0 || p_.cols == 0) return;
     const int m = static_cast<int>(p_.rows), n = static_cast<int>(p_.cols);
-    const cublasOperation_t op = p_.conjugate ? CUBLAS_OP_C : CUBLAS_OP_T;
-    const T one(1), zero(0);
+    // OP_C on a real type gave wrong values on the H200; conjugation means nothing there.
+    const cublasOperation_t op = p_.conjugate && is_complex_v<T> ? CUBLAS_OP_C : CUBLAS_OP_T;
+    const cuda::Scalar<T> one_s{T(1)}, zero_s{T(0)};
+    const T &one = one_s.value, &zero = zero_s.value;
     const T* a = in_.get();
     T* c = out_.get();
     if constexpr (std::is_same_v<T, float>) {

@@ -139,7 +139,8 @@ for j in r:
 PYEOF
     pass "--device cuda: cuda-vec / cuda-sparse by default, GPU named, transfers apart"
   else fail "--device cuda defaults or record: $(cat "$TMP/g.jsonl")"; fi
-  expect_exit 3 mmadd "$TMP/d1000a.mtx" "$TMP/d1000b.mtx" --impl cuda-seq -o "$TMP/never.mtx"
+  mmgen dense --rows 1100 --cols 1000 --seed 13 -o "$TMP/d1100.mtx"  # 1.1M elements > 2^20
+  expect_exit 3 mmadd "$TMP/d1100.mtx" "$TMP/d1100.mtx" --impl cuda-seq -o "$TMP/never.mtx"
   expect_stderr "cuda-seq runs on one GPU thread"
 fi
 
