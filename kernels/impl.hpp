@@ -55,13 +55,13 @@ const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op,
   std::string names;
   for (const auto& i : list) {
     if (!name.empty() && i.name == name) {
+      if (!device_was_auto() && i.device != device)  // asked for one device, named another's
+        throw UsageError("--impl " + name + " runs on the " + device_word(i.device) +
+                         ", not on --device " + device_word(device));
       if (i.device == Device::cuda) {
         const GpuInfo g = cuda_devices();
         if (g.count == 0) throw DeviceError("--impl " + name + " needs a GPU: " + g.reason);
       }
-      if (!device_was_auto() && i.device != device)
-        throw UsageError("--impl " + name + " runs on the " + device_word(i.device) +
-                         ", not on --device " + device_word(device));
       return i;
     }
     names += (names.empty() ? "" : ", ") + i.name;
