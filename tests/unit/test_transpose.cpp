@@ -88,16 +88,17 @@ void run_all(Runner& r, int runs = 1) {
 }
 
 // cuBLAS multiplies by one: values the same, NaN payloads and non-finite complex parts
-// (0 * inf) not guaranteed. Finite values must come back bit for bit all the same.
+// (0 * inf) not guaranteed, and a conjugated zero imaginary part comes back as +0 where
+// flipping the sign bit gives -0 (seen on the H200). Finite values must be equal exactly
+// (== : +0 and -0 are the same number); our own kernels are held to the bits elsewhere.
 template <class T>
-void expect_same_finite_bits(const std::vector<T>& got, const std::vector<T>& want,
-                             const std::string& what) {
+void expect_equal_finite(const std::vector<T>& got, const std::vector<T>& want,
+                         const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t k = 0; k < got.size(); ++k) {
     if constexpr (!std::is_same_v<T, std::int64_t>)
       if (!std::isfinite(std::abs(want[k]))) continue;
-    ASSERT_EQ(std::memcmp(&got[k], &want[k], sizeof(T)), 0)
-        << what << ": element " << k << " differs";
+    ASSERT_TRUE(got[k] == want[k]) << what << ": element " << k << " differs";
   }
 }
 
@@ -367,7 +368,7 @@ TEST(Transpose, EveryImplOnTheCorpus) {
         std::vector<T> b(d.data.size(), poison<T>());
         run_all(*impl.make({rows, cols, d.data.data(), b.data(), conj}));
         if (impl.name == "cublas")  // the corpus holds inf and nan on purpose
-          expect_same_finite_bits(b, want, impl.name + " " + what);
+          expect_equal_finite(b, want, impl.name + " " + what);
         else
           expect_same_bits(b, want, impl.name + " " + what);
       }
