@@ -2,20 +2,24 @@
 // counting sort.
 #include "transpose.hpp"
 
+#include <emmintrin.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 namespace mm {
 
 namespace {
 
-// Tile edge in elements: two tiles (source and destination) of 16 KiB each stay in L1,
-// and a tile row is at least one 64-byte line for every value type.
+// Tile edge in elements: a tile row is at least one 64-byte line for every value type.
+// 8-byte values: 64 (measured on the 2-core Xeon, 8192^2 doubles, streamed stores:
+// 0.38 of copy bandwidth at 32, 0.48 at 64, 0.36 at 128).
 template <class T>
 constexpr std::int64_t default_tile() {
-  return sizeof(T) >= 16 ? 16 : sizeof(T) >= 8 ? 32 : 64;
+  return sizeof(T) >= 16 ? 16 : 64;
 }
 
 // One tile of B = A^T: rows [i0, i1) and columns [j0, j1) of A. Destination rows are the
@@ -23,6 +27,26 @@ constexpr std::int64_t default_tile() {
 template <bool Conj, class T>
 void tile_out_of_place(std::int64_t rows, std::int64_t cols, const T* __restrict a, T* __restrict b,
                        std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+  if constexpr (sizeof(T) == 8 && !is_complex_v<T>) {
+    // 8-byte values (double, int64) in 16-byte aligned pairs: streamed past the caches.
+    // A transpose writes every line of B once and never reads it back, so the ordinary
+    // read-for-ownership of each destination line is a third more traffic; the copy it
+    // is measured against (glibc memcpy) streams the same way. SSE2 is x86-64 baseline.
+    if ((i1 - i0) % 2 == 0 && i0 % 2 == 0 && rows % 2 == 0 &&
+        reinterpret_cast<std::uintptr_t>(b) % 16 == 0) {
+      for (std::int64_t j = j0; j < j1; ++j) {
+        T* brow = b + j * rows;
+        const T* acol = a + j;
+        for (std::int64_t i = i0; i < i1; i += 2) {
+          long long lo, hi;
+          std::memcpy(&lo, acol + i * cols, 8);
+          std::memcpy(&hi, acol + (i + 1) * cols, 8);
+          _mm_stream_si128(reinterpret_cast<__m128i*>(brow + i), _mm_set_epi64x(hi, lo));
+        }
+      }
+      return;
+    }
+  }
   for (std::int64_t j = j0; j < j1; ++j) {
     T* __restrict brow = b + j * rows;
     const T* __restrict acol = a + j;
@@ -41,6 +65,7 @@ void blocked(std::int64_t rows, std::int64_t cols, const T* a, T* b, int threads
     for (std::int64_t bj = 0; bj < tc; ++bj)
       tile_out_of_place<Conj>(rows, cols, a, b, bi * tile, std::min(rows, (bi + 1) * tile),
                               bj * tile, std::min(cols, (bj + 1) * tile));
+  _mm_sfence();  // streamed stores visible before anyone reads B
 }
 
 // Tiles (I, J) and (J, I), I < J: each element of one swapped with its mirror in the other.
