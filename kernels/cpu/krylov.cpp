@@ -171,14 +171,6 @@ void givens(const T& a, const T& b, R<T>& c, T& s) {
   }
 }
 template <class T>
-T conj_of(const T& v) {
-  if constexpr (is_complex_v<T>)
-    return std::conj(v);
-  else
-    return v;
-}
-
-template <class T>
 Outcome gmres(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goal) {
   const std::int64_t n = ops.size();
   const int m = std::max(1, o.restart);

@@ -25,14 +25,6 @@ nlohmann::json json_double(double v) {
 
 namespace {
 
-template <class T>
-T conj_of(const T& v) {
-  if constexpr (is_complex_v<T>)
-    return std::conj(v);
-  else
-    return v;
-}
-
 // Value at (I, J) of a CSR with sorted rows, or null when not stored.
 template <class T>
 const T* find(const Csr<std::int64_t, T>& a, std::int64_t i, std::int64_t j) {

@@ -33,6 +33,15 @@ struct real_type<std::complex<T>> {
 template <class T>
 using real_type_t = typename real_type<T>::type;
 
+// The complex conjugate, or the value itself for a real type.
+template <class T>
+T conj_of(const T& v) {
+  if constexpr (is_complex_v<T>)
+    return std::conj(v);
+  else
+    return v;
+}
+
 // A value read from a file, converted to the kernel's value type.
 template <class T>
 T value_cast(std::complex<double> v) {
@@ -107,7 +116,7 @@ Coo<I, T> to_coo(const MtxMatrix& m, bool expand = true) {
       c.val[k] = value_cast<T>(src->value(static_cast<std::int64_t>(k)));
     }
   } else {  // array: column-major; symmetric kinds store the lower triangle by columns
-    const std::int64_t skip = h.symmetry == Symmetry::general        ? -1
+    const std::int64_t skip = h.symmetry == Symmetry::general          ? -1
                               : h.symmetry == Symmetry::skew_symmetric ? 1
                                                                        : 0;
     std::size_t k = 0;
