@@ -46,7 +46,9 @@ inline double copy_gbps(std::size_t bytes, int threads, int repeat = 7) {
 }
 
 // Prints one JSON object per line to stdout (the results file collects them).
-inline void emit(const nlohmann::json& j) { std::cout << j.dump() << std::endl; }
+inline void emit(const nlohmann::json& j) {
+  std::cout << j.dump() << std::endl;
+}
 
 // The header every result file starts with: what ran where.
 inline nlohmann::json context(const std::string& bench, int threads) {

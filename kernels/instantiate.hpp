@@ -10,12 +10,12 @@
   X(std::complex<float>)      \
   X(std::complex<double>)
 
-#define MM_FOR_INDEX_VALUE_TYPES(X)    \
-  X(std::int32_t, float)               \
-  X(std::int32_t, double)              \
-  X(std::int32_t, std::complex<float>) \
+#define MM_FOR_INDEX_VALUE_TYPES(X)     \
+  X(std::int32_t, float)                \
+  X(std::int32_t, double)               \
+  X(std::int32_t, std::complex<float>)  \
   X(std::int32_t, std::complex<double>) \
-  X(std::int64_t, float)               \
-  X(std::int64_t, double)              \
-  X(std::int64_t, std::complex<float>) \
+  X(std::int64_t, float)                \
+  X(std::int64_t, double)               \
+  X(std::int64_t, std::complex<float>)  \
   X(std::int64_t, std::complex<double>)

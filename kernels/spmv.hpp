@@ -56,15 +56,15 @@ void spmv_ref(const Csr<I, T>& a, const T* x, T* y, T alpha, T beta);
 // OpenMP over rows, each thread given an equal share of the nonzeros (not of the rows).
 // SPLIT holds threads+1 row boundaries (spmv_split).
 template <class I, class T>
-void spmv_cpu_csr(const Csr<I, T>& a, const std::vector<std::int64_t>& split, const T* x, const T* y0, T* y,
-                  T alpha, T beta);
+void spmv_cpu_csr(const Csr<I, T>& a, const std::vector<std::int64_t>& split, const T* x,
+                  const T* y0, T* y, T alpha, T beta);
 template <class I, class T>
 std::vector<std::int64_t> spmv_split(const Csr<I, T>& a, int parts);
 
 // OpenMP on the stored triangle of a symmetric, skew-symmetric or hermitian matrix: each
 // stored a_ij adds to y_i and its mirror to y_j (per-thread accumulators, then summed).
 template <class I, class T>
-void spmv_cpu_sym(const Csr<I, T>& stored, Symmetry s, const T* x, const T* y0, T* y, T alpha, T beta,
-                  int threads);
+void spmv_cpu_sym(const Csr<I, T>& stored, Symmetry s, const T* x, const T* y0, T* y, T alpha,
+                  T beta, int threads);
 
 }  // namespace mm

@@ -19,9 +19,12 @@ std::vector<T> make_x(const std::string& kind, std::int64_t n, std::uint64_t see
   std::vector<T> x(static_cast<std::size_t>(n));
   std::mt19937_64 rng(seed);  // the engine's output is fully specified by the standard
   for (std::int64_t i = 0; i < n; ++i) {
-    if (kind == "ones") x[i] = T(1);
-    else if (kind == "range") x[i] = T(static_cast<double>(i + 1));
-    else x[i] = T(static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0);
+    if (kind == "ones")
+      x[i] = T(1);
+    else if (kind == "range")
+      x[i] = T(static_cast<double>(i + 1));
+    else
+      x[i] = T(static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0);
   }
   return x;
 }
@@ -48,7 +51,8 @@ int run(const Cli& cli) {
   const auto files = cli.positionals("files");
   const std::string xkind = cli.has("x") ? cli.get<std::string>("x") : "";
   if (files.empty() || files.size() > 2 || (files.size() == 2) == !xkind.empty())
-    throw UsageError("give A and either a vector file x or --x ones|random|range (see mmspmv --help)");
+    throw UsageError(
+        "give A and either a vector file x or --x ones|random|range (see mmspmv --help)");
   if (!xkind.empty() && xkind != "ones" && xkind != "random" && xkind != "range")
     throw UsageError("--x must be ones, random or range, not '" + xkind + "'");
   const double beta = cli.get<double>("beta");
@@ -61,9 +65,11 @@ int run(const Cli& cli) {
   record_input(rec, a);
   std::optional<Input> xin, y0in;
   if (files.size() == 2) record_input(rec, *(xin = load_input(files[1], c, "mmspmv")));
-  if (cli.has("y0")) record_input(rec, *(y0in = load_input(cli.get<std::string>("y0"), c, "mmspmv")));
+  if (cli.has("y0"))
+    record_input(rec, *(y0in = load_input(cli.get<std::string>("y0"), c, "mmspmv")));
   const MtxHeader& h = a.m.header;
-  const bool complex = h.field == Field::complex || (xin && xin->m.header.field == Field::complex) ||
+  const bool complex = h.field == Field::complex ||
+                       (xin && xin->m.header.field == Field::complex) ||
                        (y0in && y0in->m.header.field == Field::complex);
 
   return with_value_type(c.precision, complex, [&]<class T>() {
@@ -74,7 +80,8 @@ int run(const Cli& cli) {
       Csr<I, T> full, stored;
       if (impl.name == "cpu-sym") {
         if (h.symmetry == Symmetry::general)
-          throw InputError(a.path, 0, "--impl cpu-sym needs a symmetric, skew-symmetric or hermitian file");
+          throw InputError(a.path, 0,
+                           "--impl cpu-sym needs a symmetric, skew-symmetric or hermitian file");
         stored = coo_to_csr(to_coo<I, T>(a.m, /*expand=*/false));
         p.stored = &stored;
         p.symmetry = h.symmetry;
@@ -96,10 +103,11 @@ int run(const Cli& cli) {
       const Measured m = measure(*runner, c.warmup, c.repeat);
       record_measured(rec, m);
       // Flops of the whole product, whichever triangle is stored; bytes of what is read.
-      rec.impl(impl.name).work(spmv_flops(full.rows ? full : expanded_pattern(stored)), spmv_bytes(*p.full, beta != 0));
+      rec.impl(impl.name).work(spmv_flops(full.rows ? full : expanded_pattern(stored)),
+                               spmv_bytes(*p.full, beta != 0));
       if (c.verbose)
-        std::cerr << "mmspmv: " << impl.name << " on " << m.device << ": median " << m.compute.median << " s over "
-                  << m.compute.repeats << " runs\n";
+        std::cerr << "mmspmv: " << impl.name << " on " << m.device << ": median "
+                  << m.compute.median << " s over " << m.compute.repeats << " runs\n";
       rec.phase("write", save_output(to_mtx(y), c));
       rec.emit(c.timing);
       return 0;
@@ -111,16 +119,18 @@ int run(const Cli& cli) {
 
 int main(int argc, char** argv) {
   return mm::run_tool("mmspmv", argc, argv, [](int argc, char** argv) {
-    mm::Cli cli("mmspmv", "A (x | --x ones|random|range) [options]",
-                "Sparse matrix-vector product y = alpha*A*x + beta*y0, written as an n x 1 array.\n"
-                "Work: flops = 2*nnz (8*nnz complex); bytes = nnz*(value+index) + (rows+1)*index\n"
-                "+ cols*value (x) + rows*value (y, twice when beta != 0).",
-                "mmspmv A.mtx x.mtx -o y.mtx\n"
-                "mmgen poisson2d --n 1000 | mmspmv - --x ones | mmcheck info -\n"
-                "mmspmv A.mtx --x random --seed 3 --impl cpu-sym --repeat 10 --warmup 2 -q --timing -\n"
-                "mmspmv A.mtx x.mtx --alpha 2 --beta -1 --y0 y.mtx");
+    mm::Cli cli(
+        "mmspmv", "A (x | --x ones|random|range) [options]",
+        "Sparse matrix-vector product y = alpha*A*x + beta*y0, written as an n x 1 array.\n"
+        "Work: flops = 2*nnz (8*nnz complex); bytes = nnz*(value+index) + (rows+1)*index\n"
+        "+ cols*value (x) + rows*value (y, twice when beta != 0).",
+        "mmspmv A.mtx x.mtx -o y.mtx\n"
+        "mmgen poisson2d --n 1000 | mmspmv - --x ones | mmcheck info -\n"
+        "mmspmv A.mtx --x random --seed 3 --impl cpu-sym --repeat 10 --warmup 2 -q --timing -\n"
+        "mmspmv A.mtx x.mtx --alpha 2 --beta -1 --y0 y.mtx");
     cli.compute().positional("files", -1);
-    cli.options()("x", mm::po::value<std::string>(), "x generated: ones, random (uniform in [-1,1)) or range (1..n)")(
+    cli.options()("x", mm::po::value<std::string>(),
+                  "x generated: ones, random (uniform in [-1,1)) or range (1..n)")(
         "seed", mm::po::value<std::uint64_t>()->default_value(1), "seed for --x random")(
         "alpha", mm::po::value<double>()->default_value(1.0), "scale of A*x")(
         "beta", mm::po::value<double>()->default_value(0.0), "scale of y0 (needs --y0)")(

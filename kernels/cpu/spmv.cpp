@@ -21,8 +21,10 @@ std::vector<std::int64_t> spmv_split(const Csr<I, T>& a, int parts) {
     std::int64_t lo = s[p - 1], hi = a.rows;
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      if (static_cast<double>(a.ptr[mid] + mid) < target) lo = mid + 1;
-      else hi = mid;
+      if (static_cast<double>(a.ptr[mid] + mid) < target)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     s[p] = lo;
   }
@@ -30,8 +32,8 @@ std::vector<std::int64_t> spmv_split(const Csr<I, T>& a, int parts) {
 }
 
 template <class I, class T>
-void spmv_cpu_csr(const Csr<I, T>& a, const std::vector<std::int64_t>& split, const T* x, const T* y0, T* y,
-                  T alpha, T beta) {
+void spmv_cpu_csr(const Csr<I, T>& a, const std::vector<std::int64_t>& split, const T* x,
+                  const T* y0, T* y, T alpha, T beta) {
   const int parts = static_cast<int>(split.size()) - 1;
   const bool use_beta = beta != T{};
 #pragma omp parallel for num_threads(parts) schedule(static, 1)
@@ -80,15 +82,16 @@ void spmv_cpu_sym(const Csr<I, T>& a, Symmetry sym, const T* x, const T* y0, T* 
 #pragma omp parallel for num_threads(parts) schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
     T s{};
-    for (int p = 0; p < parts; ++p) s += acc[static_cast<std::size_t>(p) * static_cast<std::size_t>(n) + i];
+    for (int p = 0; p < parts; ++p)
+      s += acc[static_cast<std::size_t>(p) * static_cast<std::size_t>(n) + i];
     y[i] = use_beta ? alpha * s + beta * y0[i] : alpha * s;
   }
 }
 
-#define MM_SPMV_CPU(I, T)                                                                                    \
-  template std::vector<std::int64_t> spmv_split<I, T>(const Csr<I, T>&, int);                               \
-  template void spmv_cpu_csr<I, T>(const Csr<I, T>&, const std::vector<std::int64_t>&, const T*, const T*, T*, T, \
-                                   T);                                                                      \
+#define MM_SPMV_CPU(I, T)                                                                        \
+  template std::vector<std::int64_t> spmv_split<I, T>(const Csr<I, T>&, int);                    \
+  template void spmv_cpu_csr<I, T>(const Csr<I, T>&, const std::vector<std::int64_t>&, const T*, \
+                                   const T*, T*, T, T);                                          \
   template void spmv_cpu_sym<I, T>(const Csr<I, T>&, Symmetry, const T*, const T*, T*, T, T, int);
 MM_FOR_INDEX_VALUE_TYPES(MM_SPMV_CPU)
 

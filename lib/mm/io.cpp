@@ -19,10 +19,13 @@ namespace mm {
 
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Temporary output files alive now, so a signal handler can remove them. Plain
@@ -184,7 +187,8 @@ OutputStream::OutputStream(const std::string& path) : impl_(std::make_unique<Imp
     if (base.empty()) throw UsageError("output path '" + path + "' names a directory");
     std::string tmpl = (slash == std::string::npos ? "" : dir) + "." + base + ".mmtmp.XXXXXX";
     impl_->fd = mkostemp(tmpl.data(), O_CLOEXEC);
-    if (impl_->fd < 0) throw DeviceError("cannot create a file beside " + path + ": " + errno_text());
+    if (impl_->fd < 0)
+      throw DeviceError("cannot create a file beside " + path + ": " + errno_text());
     impl_->temp = tmpl;
     impl_->slot = register_temp(tmpl);
     if (ends_with(path, ".gz")) {

@@ -60,7 +60,7 @@ struct MtxMatrix {
 };
 
 struct ReadOptions {
-  int threads = 0;                  // 0: one per core
+  int threads = 0;                    // 0: one per core
   std::size_t chunk_bytes = 1 << 20;  // bytes of body parsed by one task (>= 1)
 };
 

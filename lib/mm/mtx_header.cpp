@@ -193,9 +193,8 @@ void parse_size_line(std::string_view line, std::int64_t line_no, const std::str
                        std::string("expected an integer for ") + names[k] +
                            " on the size line, found " + quoted(t[k]));
     if (v[k] < 0 || t[k][0] == '-')  // "-0" too: a size is never signed negative
-      throw InputError(
-          file, line_no,
-          std::string(names[k]) + " must not be negative, found " + std::string(t[k]));
+      throw InputError(file, line_no,
+                       std::string(names[k]) + " must not be negative, found " + std::string(t[k]));
   }
   h.rows = v[0];
   h.cols = v[1];

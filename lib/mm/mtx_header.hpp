@@ -10,7 +10,9 @@
 
 namespace mm {
 
-inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+inline bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 // Whitespace-separated tokens of one line (spaces, tabs, a trailing CR).
 std::vector<std::string_view> split_tokens(std::string_view line);
@@ -22,6 +24,7 @@ bool parse_int64(std::string_view tok, std::int64_t& out);
 // Fills format, field and symmetry from line 1; throws InputError naming FILE.
 void parse_banner(std::string_view line, const std::string& file, MtxHeader& h);
 // Fills rows, cols and nnz (stored count for arrays) from the size line.
-void parse_size_line(std::string_view line, std::int64_t line_no, const std::string& file, MtxHeader& h);
+void parse_size_line(std::string_view line, std::int64_t line_no, const std::string& file,
+                     MtxHeader& h);
 
 }  // namespace mm

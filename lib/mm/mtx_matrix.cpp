@@ -7,15 +7,21 @@ namespace mm {
 
 std::complex<double> MtxMatrix::value(std::int64_t k) const {
   switch (header.field) {
-    case Field::real: return {real[k], 0.0};
-    case Field::complex: return {real[k], imag[k]};
-    case Field::integer: return {static_cast<double>(integer[k]), 0.0};
-    case Field::pattern: return {1.0, 0.0};
+    case Field::real:
+      return {real[k], 0.0};
+    case Field::complex:
+      return {real[k], imag[k]};
+    case Field::integer:
+      return {static_cast<double>(integer[k]), 0.0};
+    case Field::pattern:
+      return {1.0, 0.0};
   }
   return {};
 }
 
-double MtxMatrix::real_value(std::int64_t k) const { return value(k).real(); }
+double MtxMatrix::real_value(std::int64_t k) const {
+  return value(k).real();
+}
 
 namespace {
 
@@ -23,21 +29,32 @@ namespace {
 void push_mirror(MtxMatrix& out, const MtxMatrix& in, std::int64_t k) {
   const Symmetry s = in.header.symmetry;
   switch (in.header.field) {
-    case Field::pattern: break;
-    case Field::integer: out.integer.push_back(s == Symmetry::skew_symmetric ? -in.integer[k] : in.integer[k]); break;
-    case Field::real: out.real.push_back(s == Symmetry::skew_symmetric ? -in.real[k] : in.real[k]); break;
+    case Field::pattern:
+      break;
+    case Field::integer:
+      out.integer.push_back(s == Symmetry::skew_symmetric ? -in.integer[k] : in.integer[k]);
+      break;
+    case Field::real:
+      out.real.push_back(s == Symmetry::skew_symmetric ? -in.real[k] : in.real[k]);
+      break;
     case Field::complex:
       out.real.push_back(s == Symmetry::skew_symmetric ? -in.real[k] : in.real[k]);
-      out.imag.push_back(s == Symmetry::general || s == Symmetry::symmetric ? in.imag[k] : -in.imag[k]);
+      out.imag.push_back(s == Symmetry::general || s == Symmetry::symmetric ? in.imag[k]
+                                                                            : -in.imag[k]);
       break;
   }
 }
 
 void push_copy(MtxMatrix& out, const MtxMatrix& in, std::int64_t k) {
   switch (in.header.field) {
-    case Field::pattern: break;
-    case Field::integer: out.integer.push_back(in.integer[k]); break;
-    case Field::real: out.real.push_back(in.real[k]); break;
+    case Field::pattern:
+      break;
+    case Field::integer:
+      out.integer.push_back(in.integer[k]);
+      break;
+    case Field::real:
+      out.real.push_back(in.real[k]);
+      break;
     case Field::complex:
       out.real.push_back(in.real[k]);
       out.imag.push_back(in.imag[k]);
@@ -47,9 +64,14 @@ void push_copy(MtxMatrix& out, const MtxMatrix& in, std::int64_t k) {
 
 void push_zero(MtxMatrix& out) {
   switch (out.header.field) {
-    case Field::pattern: break;
-    case Field::integer: out.integer.push_back(0); break;
-    case Field::real: out.real.push_back(0.0); break;
+    case Field::pattern:
+      break;
+    case Field::integer:
+      out.integer.push_back(0);
+      break;
+    case Field::real:
+      out.real.push_back(0.0);
+      break;
     case Field::complex:
       out.real.push_back(0.0);
       out.imag.push_back(0.0);
@@ -89,16 +111,19 @@ MtxMatrix expand_symmetry(const MtxMatrix& m) {
   const bool skew = m.header.symmetry == Symmetry::skew_symmetric;
   // Position of (i, j), i >= j, in the stored triangle.
   auto stored = [&](std::int64_t i, std::int64_t j) {
-    const std::int64_t d = skew ? 1 : 0;  // skew stores no diagonal
+    const std::int64_t d = skew ? 1 : 0;                            // skew stores no diagonal
     const std::int64_t before = j * dim - j * (j - 1) / 2 - d * j;  // entries in columns < j
     return before + (i - j - d);
   };
   out.header.nnz = dim * dim;
   for (std::int64_t j = 0; j < dim; ++j) {
     for (std::int64_t i = 0; i < dim; ++i) {
-      if (i == j && skew) push_zero(out);
-      else if (i >= j) push_copy(out, m, stored(i, j));
-      else push_mirror(out, m, stored(j, i));
+      if (i == j && skew)
+        push_zero(out);
+      else if (i >= j)
+        push_copy(out, m, stored(i, j));
+      else
+        push_mirror(out, m, stored(j, i));
     }
   }
   return out;

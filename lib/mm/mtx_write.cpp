@@ -14,8 +14,12 @@ namespace {
 
 constexpr std::int64_t kBlockEntries = 1 << 15;
 
-inline char* put_int(char* p, std::int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
-inline char* put_real(char* p, double v) { return std::to_chars(p, p + 32, v).ptr; }
+inline char* put_int(char* p, std::int64_t v) {
+  return std::to_chars(p, p + 24, v).ptr;
+}
+inline char* put_real(char* p, double v) {
+  return std::to_chars(p, p + 32, v).ptr;
+}
 
 // Formats entries [b, e) of M into OUT (replacing its contents).
 void format_block(const MtxMatrix& m, std::int64_t b, std::int64_t e, std::string& out) {
@@ -32,9 +36,14 @@ void format_block(const MtxMatrix& m, std::int64_t b, std::int64_t e, std::strin
       if (h.field != Field::pattern) *p++ = ' ';
     }
     switch (h.field) {
-      case Field::pattern: break;
-      case Field::integer: p = put_int(p, m.integer[k]); break;
-      case Field::real: p = put_real(p, m.real[k]); break;
+      case Field::pattern:
+        break;
+      case Field::integer:
+        p = put_int(p, m.integer[k]);
+        break;
+      case Field::real:
+        p = put_real(p, m.real[k]);
+        break;
       case Field::complex:
         p = put_real(p, m.real[k]);
         *p++ = ' ';

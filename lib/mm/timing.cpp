@@ -44,13 +44,23 @@ TimingRecord::TimingRecord(std::string tool) {
   j_["version"] = version_string();
 }
 
-TimingRecord& TimingRecord::impl(const std::string& name) { j_["impl"] = name; return *this; }
-TimingRecord& TimingRecord::device(const std::string& name) { j_["device"] = name; return *this; }
-TimingRecord& TimingRecord::precision(const std::string& p) { j_["precision"] = p; return *this; }
+TimingRecord& TimingRecord::impl(const std::string& name) {
+  j_["impl"] = name;
+  return *this;
+}
+TimingRecord& TimingRecord::device(const std::string& name) {
+  j_["device"] = name;
+  return *this;
+}
+TimingRecord& TimingRecord::precision(const std::string& p) {
+  j_["precision"] = p;
+  return *this;
+}
 
 TimingRecord& TimingRecord::input(const std::string& path, std::int64_t rows, std::int64_t cols,
                                   std::int64_t nnz, std::int64_t bytes) {
-  j_["inputs"].push_back({{"path", path}, {"rows", rows}, {"cols", cols}, {"nnz", nnz}, {"bytes", bytes}});
+  j_["inputs"].push_back(
+      {{"path", path}, {"rows", rows}, {"cols", cols}, {"nnz", nnz}, {"bytes", bytes}});
   return *this;
 }
 
@@ -66,7 +76,8 @@ TimingRecord& TimingRecord::add_phase(const std::string& name, double seconds) {
 }
 
 TimingRecord& TimingRecord::phase(const std::string& name, const PhaseStats& s) {
-  j_["phases"][name] = {{"min", s.min}, {"median", s.median}, {"max", s.max}, {"repeats", s.repeats}};
+  j_["phases"][name] = {
+      {"min", s.min}, {"median", s.median}, {"max", s.max}, {"repeats", s.repeats}};
   return *this;
 }
 

@@ -21,8 +21,8 @@ Input load_input(const std::string& path, const CommonOptions& c, const char* to
   if (path != "-" && stat(path.c_str(), &st) == 0) in.bytes = static_cast<std::int64_t>(st.st_size);
   if (c.verbose) {
     const MtxHeader& h = in.m.header;
-    std::cerr << tool << ": read " << path << ": " << h.banner().substr(15) << ", " << h.rows << " x " << h.cols
-              << ", " << h.nnz << " stored entries, " << in.seconds << " s\n";
+    std::cerr << tool << ": read " << path << ": " << h.banner().substr(15) << ", " << h.rows
+              << " x " << h.cols << ", " << h.nnz << " stored entries, " << in.seconds << " s\n";
   }
   return in;
 }
@@ -44,12 +44,14 @@ template <class T>
 std::vector<T> vector_values(const Input& in, std::int64_t n, const std::string& what) {
   const MtxHeader& h = in.m.header;
   if (h.cols != 1 || (n >= 0 && h.rows != n)) {
-    throw InputError(in.path, 0, what + " must be a vector of length " + (n >= 0 ? std::to_string(n) : "n") +
-                                     " (an n x 1 matrix), found " + std::to_string(h.rows) + " x " +
-                                     std::to_string(h.cols));
+    throw InputError(in.path, 0,
+                     what + " must be a vector of length " + (n >= 0 ? std::to_string(n) : "n") +
+                         " (an n x 1 matrix), found " + std::to_string(h.rows) + " x " +
+                         std::to_string(h.cols));
   }
   if constexpr (!is_complex_v<T>) {
-    if (h.field == Field::complex) throw InputError(in.path, 0, what + " is complex but the matrix is real");
+    if (h.field == Field::complex)
+      throw InputError(in.path, 0, what + " is complex but the matrix is real");
   }
   const Dense<T> d = to_dense<T>(in.m);
   return d.data;
@@ -57,9 +59,11 @@ std::vector<T> vector_values(const Input& in, std::int64_t n, const std::string&
 
 template std::vector<float> vector_values<float>(const Input&, std::int64_t, const std::string&);
 template std::vector<double> vector_values<double>(const Input&, std::int64_t, const std::string&);
-template std::vector<std::complex<float>> vector_values<std::complex<float>>(const Input&, std::int64_t,
+template std::vector<std::complex<float>> vector_values<std::complex<float>>(const Input&,
+                                                                             std::int64_t,
                                                                              const std::string&);
-template std::vector<std::complex<double>> vector_values<std::complex<double>>(const Input&, std::int64_t,
+template std::vector<std::complex<double>> vector_values<std::complex<double>>(const Input&,
+                                                                               std::int64_t,
                                                                                const std::string&);
 
 }  // namespace mm

@@ -25,12 +25,16 @@ struct Shape {
 // The shapes every kernel test walks: tiny, odd around warp/tile sizes, rectangular,
 // empty rows, one dense row, and one large enough to split across threads.
 inline std::vector<Shape> awkward_shapes() {
-  return {{"1x1", 1, 1, 1.0},           {"31x31", 31, 31, 0.2},
-          {"33x33", 33, 33, 0.2},        {"1000x1000", 1000, 1000, 0.01},
-          {"17x300", 17, 300, 0.05},     {"300x17", 300, 17, 0.1},
+  return {{"1x1", 1, 1, 1.0},
+          {"31x31", 31, 31, 0.2},
+          {"33x33", 33, 33, 0.2},
+          {"1000x1000", 1000, 1000, 0.01},
+          {"17x300", 17, 300, 0.05},
+          {"300x17", 300, 17, 0.1},
           {"empty-rows", 200, 200, 0.05, true},
           {"dense-row", 500, 500, 0.005, false, true},
-          {"zero-size", 0, 0, 0.0},      {"no-entries", 10, 12, 0.0}};
+          {"zero-size", 0, 0, 0.0},
+          {"no-entries", 10, 12, 0.0}};
 }
 
 template <class T>
@@ -54,7 +58,8 @@ Csr<I, T> random_csr(const Shape& s, std::uint64_t seed) {
   for (std::int64_t i = 0; i < s.rows; ++i) {
     if (s.empty_rows && i % 3 == 1) continue;
     for (std::int64_t j = 0; j < s.cols; ++j) {
-      const bool on = (s.dense_row && i == 0) || static_cast<double>(rng() >> 11) * 0x1p-53 < s.density;
+      const bool on =
+          (s.dense_row && i == 0) || static_cast<double>(rng() >> 11) * 0x1p-53 < s.density;
       if (!on) continue;
       c.row.push_back(static_cast<I>(i));
       c.col.push_back(static_cast<I>(j));
@@ -87,13 +92,15 @@ double tolerance(std::int64_t n) {
 
 // Every element of GOT near WANT: |got - want| <= tol * (max |want| + 1).
 template <class T>
-void expect_close(const std::vector<T>& got, const std::vector<T>& want, double tol, const std::string& what) {
+void expect_close(const std::vector<T>& got, const std::vector<T>& want, double tol,
+                  const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   double scale = 1;
   for (const auto& w : want) scale = std::max(scale, static_cast<double>(std::abs(w)));
   for (std::size_t i = 0; i < got.size(); ++i) {
     const double err = static_cast<double>(std::abs(got[i] - want[i]));
-    ASSERT_LE(err, tol * scale) << what << ": element " << i << " differs (" << err << " > " << tol * scale << ")";
+    ASSERT_LE(err, tol * scale) << what << ": element " << i << " differs (" << err << " > "
+                                << tol * scale << ")";
     ASSERT_FALSE(std::isnan(static_cast<double>(std::abs(got[i])))) << what << ": NaN at " << i;
   }
 }

@@ -18,7 +18,8 @@ TEST(Gpu, DeviceQueryNamesTheGpu) {
 
 TEST(Device, CudaWithoutGpuIsDeviceErrorAutoFallsBack) {
   const GpuInfo g = cuda_devices();
-  if (g.count > 0) GTEST_SKIP() << "a GPU is present (" << g.name << "): fallback not testable here";
+  if (g.count > 0)
+    GTEST_SKIP() << "a GPU is present (" << g.name << "): fallback not testable here";
   EXPECT_FALSE(g.reason.empty());
   try {
     resolve_device("cuda", false, "test");
@@ -30,7 +31,9 @@ TEST(Device, CudaWithoutGpuIsDeviceErrorAutoFallsBack) {
   EXPECT_EQ(resolve_device("auto", false, "test"), Device::cpu);
 }
 
-TEST(Device, CpuIsAlwaysCpu) { EXPECT_EQ(resolve_device("cpu", false, "test"), Device::cpu); }
+TEST(Device, CpuIsAlwaysCpu) {
+  EXPECT_EQ(resolve_device("cpu", false, "test"), Device::cpu);
+}
 
 }  // namespace
 }  // namespace mm

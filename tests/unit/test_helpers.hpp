@@ -18,9 +18,15 @@ inline std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
 }
-inline std::string source_dir() { return env_or("MM_ROOT", MM_SOURCE_DIR); }
-inline std::string bin_dir() { return env_or("MM_BIN", MM_BIN_DIR); }
-inline std::string corpus_dir() { return source_dir() + "/datasets/corpus"; }
+inline std::string source_dir() {
+  return env_or("MM_ROOT", MM_SOURCE_DIR);
+}
+inline std::string bin_dir() {
+  return env_or("MM_BIN", MM_BIN_DIR);
+}
+inline std::string corpus_dir() {
+  return source_dir() + "/datasets/corpus";
+}
 
 inline std::vector<std::string> corpus_files() {
   std::vector<std::string> v;
@@ -32,7 +38,8 @@ inline std::vector<std::string> corpus_files() {
 
 // Bit-exact equality of doubles (NaN payloads included).
 inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 inline void expect_same(const MtxMatrix& a, const MtxMatrix& b) {

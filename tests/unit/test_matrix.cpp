@@ -11,7 +11,9 @@ namespace {
 
 TEST(Matrix, CooToCsrSortsAndSumsDuplicatesInFileOrder) {
   auto m = parse_mtx(
-      "%%MatrixMarket matrix coordinate real general\n3 4 6\n3 4 1\n1 3 2\n1 1 3\n3 4 0.5\n3 1 -1\n1 3 4\n", "t");
+      "%%MatrixMarket matrix coordinate real general\n3 4 6\n3 4 1\n1 3 2\n1 1 3\n3 4 0.5\n3 1 "
+      "-1\n1 3 4\n",
+      "t");
   const auto coo = to_coo<std::int32_t, double>(m);
   const auto csr = coo_to_csr(coo);
   EXPECT_EQ(csr.ptr, (std::vector<std::int32_t>{0, 2, 2, 4}));
@@ -23,7 +25,8 @@ TEST(Matrix, CooToCsrSortsAndSumsDuplicatesInFileOrder) {
 }
 
 TEST(Matrix, SymmetricExpansionMirrorsOffDiagonal) {
-  auto m = parse_mtx("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2\n3 1 5\n3 2 7\n", "t");
+  auto m = parse_mtx(
+      "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2\n3 1 5\n3 2 7\n", "t");
   const auto d = to_dense<double>(m);
   EXPECT_EQ(d.data, (std::vector<double>{2, 0, 5, 0, 0, 7, 5, 7, 0}));
   const auto stored = to_coo<std::int64_t, double>(m, /*expand=*/false);
@@ -31,9 +34,11 @@ TEST(Matrix, SymmetricExpansionMirrorsOffDiagonal) {
 }
 
 TEST(Matrix, SkewAndHermitianExpansion) {
-  auto s = parse_mtx("%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 4\n", "t");
+  auto s =
+      parse_mtx("%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 4\n", "t");
   EXPECT_EQ(to_dense<double>(s).data, (std::vector<double>{0, -4, 4, 0}));
-  auto h = parse_mtx("%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n1 1 1 0\n2 1 2 3\n", "t");
+  auto h = parse_mtx(
+      "%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n1 1 1 0\n2 1 2 3\n", "t");
   using C = std::complex<double>;
   EXPECT_EQ(to_dense<C>(h).data, (std::vector<C>{{1, 0}, {2, -3}, {2, 3}, {0, 0}}));
 }
@@ -91,13 +96,15 @@ TEST(Matrix, IndexWidthChosenBySize) {
   EXPECT_TRUE(index_fits<std::int32_t>(1000, 1000, 2147483647));
   EXPECT_FALSE(index_fits<std::int32_t>(1000, 1000, 2147483648LL));
   EXPECT_FALSE(index_fits<std::int32_t>(3000000000LL, 1, 1));
-  auto big = parse_mtx("%%MatrixMarket matrix coordinate real general\n3000000000 2 1\n2999999999 2 1\n", "t");
+  auto big = parse_mtx(
+      "%%MatrixMarket matrix coordinate real general\n3000000000 2 1\n2999999999 2 1\n", "t");
   EXPECT_THROW((to_coo<std::int32_t, double>(big)), InputError);
   EXPECT_EQ((to_coo<std::int64_t, double>(big).row[0]), 2999999998LL);
 }
 
 TEST(Matrix, ToMtxFromCsrIsGeneralCoordinate) {
-  auto m = parse_mtx("%%MatrixMarket matrix coordinate complex general\n2 2 2\n2 2 1 -1\n1 1 0.5 2\n", "t");
+  auto m = parse_mtx(
+      "%%MatrixMarket matrix coordinate complex general\n2 2 2\n2 2 1 -1\n1 1 0.5 2\n", "t");
   const auto csr = coo_to_csr(to_coo<std::int32_t, std::complex<float>>(m));
   const MtxMatrix out = to_mtx(csr);
   EXPECT_EQ(out.header.banner(), "%%MatrixMarket matrix coordinate complex general");

@@ -9,7 +9,8 @@ namespace mm {
 namespace {
 
 TEST(MtxRead, CoordinateRealGeneral) {
-  auto m = parse_mtx("%%MatrixMarket matrix coordinate real general\n% c1\n2 3 2\n1 1 1.5\n2 3 -2e3\n", "t");
+  auto m = parse_mtx(
+      "%%MatrixMarket matrix coordinate real general\n% c1\n2 3 2\n1 1 1.5\n2 3 -2e3\n", "t");
   EXPECT_EQ(m.header.rows, 2);
   EXPECT_EQ(m.header.cols, 3);
   EXPECT_EQ(m.header.nnz, 2);
@@ -26,7 +27,10 @@ TEST(MtxRead, BannerWordsCaseInsensitiveAndDouble) {
 }
 
 TEST(MtxRead, CrlfTabsBlankLinesAndExtraSpaces) {
-  auto m = parse_mtx("%%MatrixMarket matrix coordinate integer general\r\n%x\r\n\r\n  2\t2   2 \r\n\r\n 1\t2  -7\r\n\n2 1 +4\t\r\n", "t");
+  auto m = parse_mtx(
+      "%%MatrixMarket matrix coordinate integer general\r\n%x\r\n\r\n  2\t2   2 \r\n\r\n 1\t2  "
+      "-7\r\n\n2 1 +4\t\r\n",
+      "t");
   EXPECT_EQ(m.integer, (std::vector<std::int64_t>{-7, 4}));
   EXPECT_EQ(m.row, (std::vector<std::int64_t>{0, 1}));
   EXPECT_EQ(m.col, (std::vector<std::int64_t>{1, 0}));
@@ -48,7 +52,10 @@ TEST(MtxRead, ArrayComplex) {
 }
 
 TEST(MtxRead, SixtyFourBitSizes) {
-  auto m = parse_mtx("%%MatrixMarket matrix coordinate real general\n5000000000 6000000000 1\n4999999999 6000000000 1\n", "t");
+  auto m = parse_mtx(
+      "%%MatrixMarket matrix coordinate real general\n5000000000 6000000000 1\n4999999999 "
+      "6000000000 1\n",
+      "t");
   EXPECT_EQ(m.header.rows, 5000000000LL);
   EXPECT_EQ(m.row[0], 4999999998LL);
   EXPECT_EQ(m.col[0], 5999999999LL);

@@ -56,8 +56,15 @@ TEST(MtxRoundTrip, ExtremeDoublesSurvive) {
   m.header.rows = 9;
   m.header.cols = 1;
   m.header.nnz = 9;
-  m.real = {0.1, -0.0, 5e-324, 1.7976931348623157e308, std::numeric_limits<double>::infinity(),
-            -std::numeric_limits<double>::infinity(), 1.0 / 3.0, 123456789012345678.0, 2.2250738585072014e-308};
+  m.real = {0.1,
+            -0.0,
+            5e-324,
+            1.7976931348623157e308,
+            std::numeric_limits<double>::infinity(),
+            -std::numeric_limits<double>::infinity(),
+            1.0 / 3.0,
+            123456789012345678.0,
+            2.2250738585072014e-308};
   TempDir dir;
   write_mtx(dir / "x.mtx", m);
   const MtxMatrix b = read_mtx(dir / "x.mtx");
