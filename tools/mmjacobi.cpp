@@ -196,7 +196,6 @@ int run(const Cli& cli) {
   if (p2 && p3) throw UsageError("give --poisson2d or --poisson3d, not both");
   const JacobiStop stop = parse_stop(cli);
   const Device device = resolve_device(c.device, c.verbose, "mmjacobi");
-  omp_set_num_threads(thread_count(c.threads));
   if (p2 || p3)
     return run_stencil(cli, stop, device, p3 ? 3 : 2,
                        cli.get<std::int64_t>(p3 ? "poisson3d" : "poisson2d"));

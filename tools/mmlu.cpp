@@ -82,8 +82,7 @@ int run(const Cli& cli) {
                                      : default_max_dense_bytes();
   const Device device = resolve_device(c.device, c.verbose, "mmlu");
   const int threads = thread_count(c.threads);
-  omp_set_num_threads(threads);
-  openblas_set_num_threads(threads);
+  openblas_set_num_threads(threads);  // OpenMP's count is set by Cli::parse
 
   TimingRecord rec("mmlu");
   rec.precision(c.precision);

@@ -158,10 +158,7 @@ int run(const Cli& cli) {
   // Without a GPU, cuda throws here (exit 4); on one, a product with no CUDA implementation
   // refuses --device cuda (pick_impl) and runs on the CPU under auto.
   const Device device = resolve_device(c.device, c.verbose, "mmmul");
-  if (c.threads > 0) {
-    omp_set_num_threads(c.threads);
-    gemm_openblas_threads(c.threads);
-  }
+  if (c.threads > 0) gemm_openblas_threads(c.threads);  // OpenMP: set by Cli::parse
 
   TimingRecord rec("mmmul");
   rec.precision(c.precision);

@@ -217,7 +217,6 @@ int run(const Cli& cli) {
   if (files.size() != 1) throw UsageError("give one matrix A (see mmtranspose --help)");
   const bool conjugate = cli.get<bool>("conjugate"), in_place = cli.get<bool>("in-place");
   const Device device = resolve_device(c.device, c.verbose, "mmtranspose");
-  if (c.threads > 0) omp_set_num_threads(c.threads);
 
   TimingRecord rec("mmtranspose");
   rec.precision(c.precision);
