@@ -1,20 +1,30 @@
 // LU benchmark: ref, cpu-blocked (several block widths) and LAPACK getrf, with the
-// trailing-update product against OpenBLAS dgemm and the copy-bandwidth ceiling.
+// trailing-update product against OpenBLAS dgemm and the copy-bandwidth ceiling; with
+// --device cuda: cuda-blocked (several panel widths), cuSOLVER getrf and cuda-hybrid against
+// a device-to-device copy measured in the same run.
 //
 // Formula: LU flops = 2/3 n^3 (the record's); the update C -= A B with A m x k, B k x n
 // counts 2 m n k. Each timed LU run copies A into the work matrix first (every variant
 // the same plain copy; LAPACK's is column-major, prepared once outside the timing), so
 // the ratio compares factorizations. Median of --repeat runs after --warmup runs.
+// On the GPU each timed run is the implementation's whole device work, timed by events:
+// the copy of A (cusolver: its two transposes, row-major in and out) and the factorization.
 #include <cblas.h>
 #include <omp.h>
 
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
 #include "bench_common.hpp"
+#include "device.hpp"
 #include "lu.hpp"
 #include "mm/cli.hpp"
+
+#ifdef MM_HAVE_CUDA
+#include "cuda/lu_cuda.hpp"
+#endif
 
 #define LAPACK_DISABLE_NAN_CHECK
 #include <lapacke.h>
@@ -42,15 +52,108 @@ struct Row {
   double seconds, gflops;
 };
 
+#ifdef MM_HAVE_CUDA
+std::vector<std::int64_t> parse_list(const std::string& s) {
+  std::vector<std::int64_t> v;
+  std::stringstream in(s);
+  for (std::string x; std::getline(in, x, ',');) v.push_back(std::stoll(x));
+  return v;
+}
+
+// At each size: cuSOLVER's getrf alone (a device copy of A and Xgetrf: the reference of
+// the ratios, the same work as cuda-blocked's copy and factorization), cusolver as mmlu runs
+// it (row-major in and out: two transposes; the reference of the factors and pivots), then
+// cuda-blocked at each panel width (0: its default for n) and cuda-hybrid up to HYBRID_MAX.
+// "copy-bound s": reading A and writing LU once at the device copy bandwidth.
+int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& nbs,
+             std::int64_t hybrid_max, int warmup, int repeat) {
+  const double copy = cuda_copy_gbps(std::size_t{1} << 30);
+  bench::emit({{"bench", "lu_bench"}, {"device", cuda_devices().name}, {"copy_gbps", copy}});
+  std::ostringstream md;
+  md << "# lu_bench --device cuda on " << cuda_devices().name << ": double, median of " << repeat
+     << " after " << warmup << " warm-up, event-timed\n\ncopy bandwidth: " << copy
+     << " GB/s (read + write)\n\n| impl | n | median s | GFLOP/s | x cusolver getrf | max rel "
+        "diff vs cusolver | pivots = cusolver | copy-bound s |\n"
+        "|---|---:|---:|---:|---:|---:|---|---:|\n";
+  for (const std::int64_t n : sizes) {
+    const Dense<double> a = random_matrix(n, 42);
+    Dense<double> ref_lu;
+    std::vector<std::int64_t> ref_piv;
+    double getrf_t = 0;
+    const double floor_s = 2.0 * static_cast<double>(n * n) * 8 / (copy * 1e9);
+    // FACTORS: the run's LU and pivots are A's (compared with cusolver's, the first such).
+    auto bench_impl = [&](const std::string& name, const LuMake<double>& make, bool factors) {
+      Dense<double> lu(n, n);
+      std::vector<std::int64_t> piv(static_cast<std::size_t>(n));
+      auto r = make(LuProblem<double>{&a, &lu, &piv});
+      const Measured m = measure(*r, warmup, repeat);
+      r.reset();  // its device memory, before the next one allocates
+      const double t = m.compute.median, gf = lu_flops<double>(n) / t * 1e-9;
+      if (getrf_t == 0) getrf_t = t;
+      double diff = NAN, scale = 0;
+      std::string same = "-";
+      if (factors && ref_lu.data.empty()) {
+        ref_lu = std::move(lu), ref_piv = std::move(piv);
+        diff = 0, same = "yes";
+      } else if (factors) {
+        diff = 0;
+        for (std::size_t i = 0; i < lu.data.size(); ++i) {
+          diff = std::max(diff, std::abs(lu.data[i] - ref_lu.data[i]));
+          scale = std::max(scale, std::abs(ref_lu.data[i]));
+        }
+        diff /= std::max(scale, 1e-300);
+        same = piv == ref_piv ? "yes" : "NO";
+      }
+      bench::emit({{"impl", name},
+                   {"n", n},
+                   {"median_s", t},
+                   {"gflops", gf},
+                   {"vs_cusolver_getrf", getrf_t / t},
+                   {"max_rel_diff_vs_cusolver", factors ? nlohmann::json(diff) : nullptr},
+                   {"pivots_equal", same}});
+      char line[256];
+      std::snprintf(line, sizeof line, "| %s | %lld | %.5f | %.1f | %.2f | %.1e | %s | %.5f |\n",
+                    name.c_str(), static_cast<long long>(n), t, gf, getrf_t / t, diff, same.c_str(),
+                    floor_s);
+      md << line;
+      std::cerr << line;
+    };
+    bench_impl(
+        "cusolver getrf", [](const LuProblem<double>& p) { return make_lu_cusolver_getrf_only(p); },
+        false);
+    bench_impl(
+        "cusolver", [](const LuProblem<double>& p) { return make_lu_cusolver(p); }, true);
+    for (const std::int64_t nb : nbs)
+      bench_impl(
+          nb > 0 ? "cuda-blocked nb=" + std::to_string(nb) : "cuda-blocked",
+          [nb](const LuProblem<double>& p) { return make_lu_cuda_blocked(p, nb); }, true);
+    if (n <= hybrid_max)
+      bench_impl(
+          "cuda-hybrid", [](const LuProblem<double>& p) { return make_lu_cuda_hybrid(p); }, true);
+  }
+  std::cout << "\n" << md.str();
+  return 0;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::int64_t n = 2048, n_ref = 512;
   int repeat = 5, warmup = 1, threads = 0;
-  std::string blocks = "64,96,128,192,256";
+  std::string blocks = "64,96,128,192,256", device = "cpu", sizes = "1024,2048,4096,8192,16384",
+              nbs = "0";
+  std::int64_t hybrid_max = 4096;
   po::options_description o("lu_bench options");
   o.add_options()("help,h", "this help")("n", po::value(&n)->default_value(2048), "matrix size")(
-      "n-ref", po::value(&n_ref)->default_value(512), "size for the serial ref")(
+      "device", po::value(&device)->default_value(device),
+      "cpu or cuda (cuda: warmup 2, repeat 5 unless given)")(
+      "sizes", po::value(&sizes)->default_value(sizes), "cuda: matrix sizes, comma-separated")(
+      "nb", po::value(&nbs)->default_value(nbs),
+      "cuda: cuda-blocked panel widths, comma-separated (0: its default for n)")(
+      "hybrid-max-n", po::value(&hybrid_max)->default_value(hybrid_max),
+      "cuda: the largest n cuda-hybrid runs at")("n-ref", po::value(&n_ref)->default_value(512),
+                                                 "size for the serial ref")(
       "repeat", po::value(&repeat)->default_value(5), "timed runs (median)")(
       "warmup", po::value(&warmup)->default_value(1), "untimed runs first")(
       "threads", po::value(&threads)->default_value(0), "threads (0: all cores)")(
@@ -62,6 +165,24 @@ int main(int argc, char** argv) {
   if (vm.count("help")) {
     std::cout << o << "\n";
     return 0;
+  }
+  if (device == "cuda") {
+    if (vm["warmup"].defaulted()) warmup = 2;
+#ifdef MM_HAVE_CUDA
+    try {
+      return run_cuda(parse_list(sizes), parse_list(nbs), hybrid_max, warmup, repeat);
+    } catch (const mm::Error& e) {
+      std::cerr << "lu_bench: --device cuda: " << e.what() << "\n";
+      return 4;
+    }
+#else
+    std::cerr << "lu_bench: built without CUDA\n";
+    return 4;
+#endif
+  }
+  if (device != "cpu") {
+    std::cerr << "lu_bench: --device must be cpu or cuda, not '" << device << "'\n";
+    return 2;
   }
   threads = thread_count(threads);
   omp_set_num_threads(threads);

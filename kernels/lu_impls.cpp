@@ -4,6 +4,10 @@
 #include "instantiate.hpp"
 #include "lu.hpp"
 
+#ifdef MM_HAVE_CUDA
+#include "cuda/lu_cuda.hpp"
+#endif
+
 namespace mm {
 
 namespace {
@@ -36,6 +40,22 @@ LuMake<T> make() {
   };
 }
 
+#ifdef MM_HAVE_CUDA
+// The GPU ones, best first: cuda-blocked, cuSOLVER, and the per-column kernels (slow by design).
+template <class T>
+void add_cuda_impls(ImplList<LuMake<T>>& l) {
+  l.push_back({"cuda-blocked", Device::cuda,
+               "cooperative-kernel panels, cuBLAS TRSM + GEMM update, look-ahead stream",
+               [](const LuProblem<T>& p) { return make_lu_cuda_blocked(p); }});
+  l.push_back({"cusolver", Device::cuda,
+               "cuSOLVER Xgetrf between device transposes (row-major <-> column-major)",
+               [](const LuProblem<T>& p) { return make_lu_cusolver(p); }});
+  l.push_back({"cuda-hybrid", Device::cuda,
+               "a kernel per column step: pivot search, swap, scale, rank-1 update",
+               [](const LuProblem<T>& p) { return make_lu_cuda_hybrid(p); }});
+}
+#endif
+
 }  // namespace
 
 template <class T>
@@ -49,6 +69,9 @@ const ImplList<LuMake<T>>& lu_impls() {
                  make<T, blocked<T>>()});
     l.push_back({"ref", Device::cpu, "serial unblocked Doolittle with partial pivoting",
                  make<T, lu_ref<T>>()});
+#ifdef MM_HAVE_CUDA
+    add_cuda_impls<T>(l);
+#endif
     return l;
   }();
   return list;

@@ -1,14 +1,17 @@
 # mmlu through the real binary: every impl checked by mmcheck lu, pipes and '-', --split,
-# singular and bad input, and SciPy's lu_factor as an outside oracle.
+# singular and bad input, and SciPy's lu_factor as an outside oracle; the CUDA impls where a
+# GPU exists.
 source "$(dirname "$0")/common.bash"
 cd "$TMP"
+gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
+cuda_impls="cuda-blocked cusolver cuda-hybrid"
 
 # Every impl on awkward sizes, random and diagonally dominant, checked by mmcheck lu.
 for n in 1 31 33 200; do
   mmgen dense --n "$n" --lo -1 --hi 1 --seed "$n" -o "A$n.mtx"
   mmgen diagdom --n "$n" --seed "$n" -o "D$n.mtx"
   for m in "A$n" "D$n"; do
-    for impl in ref cpu-blocked lapack; do
+    for impl in ref cpu-blocked lapack ${gpu:+$cuda_impls}; do
       expect_exit 0 mmlu "$m.mtx" --impl "$impl" -o "LU.mtx" --pivots p.mtx
       expect_exit 0 mmcheck lu "$m.mtx" LU.mtx p.mtx
     done
@@ -55,7 +58,7 @@ EOF
 # Singular: exit 5 naming the column; nothing written, an existing target untouched.
 printf '%%%%MatrixMarket matrix array real general\n3 3\n1\n1\n4\n2\n2\n5\n3\n3\n7\n' >sing.mtx
 echo keep >target.mtx
-for impl in ref cpu-blocked lapack; do
+for impl in ref cpu-blocked lapack ${gpu:+$cuda_impls}; do
   expect_exit 5 mmlu sing.mtx --impl "$impl" -o target.mtx --pivots pz.mtx
   expect_stderr "zero pivot in column 3"
 done
@@ -72,7 +75,31 @@ expect_stderr "640000 bytes"
 same_files target.mtx <(echo keep)
 expect_exit 2 mmlu A31.mtx --split L.mtx U.mtx
 expect_exit 2 mmlu A31.mtx --impl nosuch
-expect_exit 4 mmlu A31.mtx --device cuda
+if [[ -z $gpu ]]; then
+  expect_exit 4 mmlu A31.mtx --device cuda
+else
+  # --device cuda alone: cuda-blocked, the GPU named in the record with the h2d phase; the
+  # pivots are SciPy's (LAPACK's) on a matrix that needs them; single precision; complex.
+  expect_exit 0 mmlu R.mtx --device cuda -o LUg.mtx --pivots pg.mtx --timing g.jsonl
+  "$PY" - <<'EOF' && pass "cuda-blocked agrees with lu_factor" || fail "cuda-blocked disagrees with lu_factor"
+import json, numpy as np, scipy.io as sio, scipy.linalg as sl
+A = np.asarray(sio.mmread("R.mtx")); LU = np.asarray(sio.mmread("LUg.mtx")); p = np.asarray(sio.mmread("pg.mtx")).ravel()
+lu, piv = sl.lu_factor(A)
+assert (piv + 1 == p).all(), (piv + 1, p)
+assert np.allclose(lu, LU, rtol=1e-10, atol=1e-12)
+r = json.loads(open("g.jsonl").readline())
+assert r["impl"] == "cuda-blocked" and "h2d" in r["phases"] and "NVIDIA" in r["device"], r
+EOF
+  mmgen dense --n 700 --lo -1 --hi 1 --seed 12 -o A700.mtx
+  for impl in $cuda_impls; do
+    expect_exit 0 mmlu A700.mtx --impl "$impl" -o LU.mtx --pivots p.mtx --repeat 3 --warmup 1
+    expect_exit 0 mmcheck lu A700.mtx LU.mtx p.mtx
+    expect_exit 0 mmlu A200.mtx --impl "$impl" --precision single -o LU.mtx --pivots p.mtx
+    expect_exit 0 mmcheck lu A200.mtx LU.mtx p.mtx --tol 1e-4
+    expect_exit 0 mmlu "$CORPUS/young1c.mtx" --impl "$impl" -o LUc.mtx --pivots pc.mtx
+    expect_exit 0 mmcheck lu "$CORPUS/young1c.mtx" LUc.mtx pc.mtx
+  done
+fi
 expect_exit 0 mmlu --list-impls
 grep -q cpu-blocked "$TMP/out" && pass "list-impls" || fail "list-impls"
 finish

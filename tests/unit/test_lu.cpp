@@ -1,7 +1,9 @@
 // LU: every implementation checked by ||PA - LU|| / ||A|| on awkward sizes and the corpus,
-// pivots against ref, zero-pivot detection, the trailing-update product and substitution.
+// pivots against ref, zero-pivot detection, the trailing-update product and substitution;
+// the CUDA ones (where a GPU exists) also against lu_ref's factors and pivots.
 #include <gtest/gtest.h>
 
+#include "gpu.hpp"
 #include "lu.hpp"
 #include "mm/check.hpp"
 #include "random_matrices.hpp"
@@ -18,6 +20,13 @@ TYPED_TEST_SUITE(LuTypes, Types);
 template <class T>
 double eps() {
   return std::is_same_v<real_type_t<T>, float> ? 1.2e-7 : 2.3e-16;
+}
+
+template <class T>
+const Impl<LuMake<T>>& ref_impl() {
+  for (const auto& i : lu_impls<T>())
+    if (i.name == "ref") return i;
+  throw std::logic_error("no ref LU");
 }
 
 // Runs IMPL on A through its runner, pivots poisoned first.
@@ -78,6 +87,7 @@ TYPED_TEST(LuTypes, EveryImplFactorsAwkwardSizes) {
       if (n == 1000 && is_complex_v<T>) continue;  // the serial ref: time, not coverage
       const Dense<T> a = test_matrix<T>(n, dominant, seed++);
       for (const auto& impl : lu_impls<T>()) {
+        if (!test::runnable(impl.device)) continue;  // CUDA ones: where a GPU exists
         Dense<T> lu;
         std::vector<std::int64_t> ipiv;
         factor(impl, a, lu, ipiv);
@@ -103,6 +113,7 @@ TYPED_TEST(LuTypes, SparseShapesMadeDense) {
     Dense<T> a = coo_to_dense(csr_to_coo(test::random_csr<std::int32_t, T>(shape, 8)));
     for (std::int64_t i = 0; i < a.rows; ++i) a(i, i) += T(2);
     for (const auto& impl : lu_impls<T>()) {
+      if (!test::runnable(impl.device)) continue;
       Dense<T> lu;
       std::vector<std::int64_t> ipiv;
       factor(impl, a, lu, ipiv);
@@ -118,9 +129,9 @@ TEST(Lu, PivotsMatchRef) {
     const Dense<double> a = test_matrix<double>(n, false, 5 + n);
     Dense<double> want_lu;
     std::vector<std::int64_t> want;
-    factor(lu_impls<double>().back(), a, want_lu, want);
-    ASSERT_EQ(lu_impls<double>().back().name, "ref");
+    factor(ref_impl<double>(), a, want_lu, want);
     for (const auto& impl : lu_impls<double>()) {
+      if (!test::runnable(impl.device)) continue;
       Dense<double> lu;
       std::vector<std::int64_t> ipiv;
       factor(impl, a, lu, ipiv);
@@ -144,6 +155,7 @@ TYPED_TEST(LuTypes, ZeroPivotNamesTheColumn) {
   for (std::int64_t j = 0; j < 100; ++j) z(17, j) = T{};
   for (const auto& [m, col] : {std::pair{a, 2}, std::pair{b, 39}, std::pair{z, 99}}) {
     for (const auto& impl : lu_impls<T>()) {
+      if (!test::runnable(impl.device)) continue;
       Dense<T> lu;
       std::vector<std::int64_t> ipiv;
       try {
@@ -222,11 +234,12 @@ TEST(Lu, EveryImplOnTheCorpus) {
       Dense<T> ref_lu;
       std::vector<std::int64_t> ref_piv;
       try {
-        factor(lu_impls<T>().back(), a, ref_lu, ref_piv);
+        factor(ref_impl<T>(), a, ref_lu, ref_piv);
       } catch (const NumericalError& e) {
         ref_error = e.what();
       }
       for (const auto& impl : lu_impls<T>()) {
+        if (!test::runnable(impl.device)) continue;
         Dense<T> lu;
         std::vector<std::int64_t> ipiv;
         if (!ref_error.empty()) {  // exactly singular: every implementation says so
@@ -244,6 +257,107 @@ TEST(Lu, EveryImplOnTheCorpus) {
       run.template operator()<double>();
   }
   EXPECT_GE(checked, 8);
+}
+
+// ---- GPU ------------------------------------------------------------------------------------
+
+// Runs IMPL as the tools do (a run, then a timed run: both must factor A afresh), the factors
+// poisoned (NaN) on the host and, by the runners, on the device.
+template <class T>
+void factor_on_gpu(const Impl<LuMake<T>>& impl, const Dense<T>& a, Dense<T>& lu,
+                   std::vector<std::int64_t>& ipiv) {
+  lu = Dense<T>(a.rows, a.cols, test::poison<T>());
+  ipiv.assign(static_cast<std::size_t>(a.rows), -7);
+  LuProblem<T> p{&a, &lu, &ipiv};
+  auto r = impl.make(p);
+  r->upload();
+  r->run();
+  r->timed_run();
+  r->download();
+}
+
+// Every CUDA implementation against lu_ref on random (pivoting) matrices: sizes around the
+// 32-column leaf, 100 and 1100 (no multiple of any panel width: the last panel is narrow and
+// a leaf splits unevenly), 1000, and 2048 (cuda-blocked's 128-wide panels, 16 steps of
+// look-ahead; cuda-hybrid left out there, it is the slow one). Factors within the backward
+// error bound; in double (and up to n = 33 in single) the pivots are lu_ref's (the column
+// maxima are far apart, rounding cannot reorder them) and the factors elementwise close to
+// lu_ref's. Diagonally dominant matrices need no swap: the pivots are the identity.
+TYPED_TEST(LuTypes, CudaImplsMatchRef) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  constexpr bool kDouble = std::is_same_v<real_type_t<T>, double>;
+  std::vector<std::int64_t> sizes{1, 2, 31, 33, 100, 1000, 1100};
+  if (!is_complex_v<T>) sizes.push_back(2048);  // the serial complex ref would take minutes
+  std::uint64_t seed = 700;
+  int ran = 0;
+  for (const std::int64_t n : sizes) {
+    for (const bool dominant : {false, true}) {
+      const Dense<T> a = test_matrix<T>(n, dominant, seed++);
+      Dense<T> want = a;
+      std::vector<std::int64_t> want_piv(static_cast<std::size_t>(n));
+      lu_ref(want, want_piv.data());
+      for (const auto& impl : lu_impls<T>()) {
+        if (impl.device != Device::cuda || (n > 1100 && impl.name == "cuda-hybrid")) continue;
+        const std::string what =
+            impl.name + " n=" + std::to_string(n) + (dominant ? " dominant" : " random");
+        Dense<T> lu;
+        std::vector<std::int64_t> ipiv;
+        factor_on_gpu(impl, a, lu, ipiv);
+        expect_factors(a, lu, ipiv, 40.0 * static_cast<double>(n) * eps<T>(), what);
+        if (dominant) {
+          for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(ipiv[i], i + 1) << what;
+        }
+        // cuSOLVER's complex pivot magnitude is its own business (LAPACK's is |re| + |im|).
+        const bool own = impl.name != "cusolver" || !is_complex_v<T>;
+        if (own && (kDouble || dominant || n <= 33)) {
+          EXPECT_EQ(ipiv, want_piv) << what;
+          if (ipiv == want_piv)
+            test::expect_close(lu.data, want.data, 200.0 * static_cast<double>(n) * eps<T>(),
+                               what + ": factors vs lu_ref");
+        }
+        if (::testing::Test::HasFatalFailure()) return;
+        ++ran;
+      }
+    }
+  }
+  EXPECT_GT(ran, 0) << "no CUDA implementation";
+}
+
+// Exact zero pivots deep in the factorization, past the first panels and leaves: a zero
+// column (it stays zero through every update, GEMM included) and a zero row (left for the
+// last column). The message names the column the CPU names.
+TYPED_TEST(LuTypes, CudaZeroPivotSameColumnAsCpu) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  Dense<T> col = test_matrix<T>(700, false, 31);
+  for (std::int64_t i = 0; i < 700; ++i) col(i, 450) = T{};
+  Dense<T> row = test_matrix<T>(600, false, 32);
+  for (std::int64_t j = 0; j < 600; ++j) row(17, j) = T{};
+  Dense<T> first = test_matrix<T>(300, false, 33);
+  for (std::int64_t i = 0; i < 300; ++i) first(i, 0) = T{};
+  for (const Dense<T>* m : {&col, &row, &first}) {
+    std::string cpu;
+    try {
+      Dense<T> w = *m;
+      std::vector<std::int64_t> p(static_cast<std::size_t>(m->rows));
+      lu_cpu_blocked(w, p.data(), 128);
+    } catch (const NumericalError& e) {
+      cpu = e.what();
+    }
+    ASSERT_FALSE(cpu.empty()) << "the CPU found no zero pivot";
+    for (const auto& impl : lu_impls<T>()) {
+      if (impl.device != Device::cuda) continue;
+      Dense<T> lu;
+      std::vector<std::int64_t> ipiv;
+      try {
+        factor_on_gpu(impl, *m, lu, ipiv);
+        ADD_FAILURE() << impl.name << ": no error for a singular matrix (" << cpu << ")";
+      } catch (const NumericalError& e) {
+        EXPECT_EQ(std::string(e.what()), cpu) << impl.name << " n=" << m->rows;
+      }
+    }
+  }
 }
 
 }  // namespace

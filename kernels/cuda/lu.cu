@@ -1,0 +1,460 @@
+// CUDA LU: cuda-blocked (recursive panels of cooperative leaves, cuBLAS TRSM and GEMM,
+// look-ahead on a second stream), cuda-hybrid (a kernel per operation of each column step),
+// and mmsolve's cuda-blocked substitution.
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "cuda/cuda_util.cuh"
+#include "cuda/lu_cuda.hpp"
+#include "cuda/lu_kernels.cuh"
+#include "instantiate.hpp"
+
+namespace mm {
+
+namespace {
+
+using cuda::Buffer;
+using cuda::lu::Index;
+using cuda::lu::kLeafWidth;
+using cuda::lu::kMaxPivots;
+using cuda::lu::kNoZeroPivot;
+
+// ---- cuBLAS on row-major blocks ----------------------------------------------------------
+// A row-major block is its transpose column-major, so each call is the transposed problem.
+
+cublasStatus_t trsm_cm(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, int m, int n,
+                       const float* alpha, const float* a, int lda, float* b, int ldb) {
+  return cublasStrsm(h, CUBLAS_SIDE_RIGHT, uplo, CUBLAS_OP_N, diag, m, n, alpha, a, lda, b, ldb);
+}
+cublasStatus_t trsm_cm(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, int m, int n,
+                       const double* alpha, const double* a, int lda, double* b, int ldb) {
+  return cublasDtrsm(h, CUBLAS_SIDE_RIGHT, uplo, CUBLAS_OP_N, diag, m, n, alpha, a, lda, b, ldb);
+}
+// std::complex<R> and cuComplex / cuDoubleComplex share their layout (two R, real first).
+cublasStatus_t trsm_cm(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, int m, int n,
+                       const std::complex<float>* alpha, const std::complex<float>* a, int lda,
+                       std::complex<float>* b, int ldb) {
+  using Z = cuComplex;
+  return cublasCtrsm(h, CUBLAS_SIDE_RIGHT, uplo, CUBLAS_OP_N, diag, m, n,
+                     reinterpret_cast<const Z*>(alpha), reinterpret_cast<const Z*>(a), lda,
+                     reinterpret_cast<Z*>(b), ldb);
+}
+cublasStatus_t trsm_cm(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, int m, int n,
+                       const std::complex<double>* alpha, const std::complex<double>* a, int lda,
+                       std::complex<double>* b, int ldb) {
+  using Z = cuDoubleComplex;
+  return cublasZtrsm(h, CUBLAS_SIDE_RIGHT, uplo, CUBLAS_OP_N, diag, m, n,
+                     reinterpret_cast<const Z*>(alpha), reinterpret_cast<const Z*>(a), lda,
+                     reinterpret_cast<Z*>(b), ldb);
+}
+
+cublasStatus_t gemm_cm(cublasHandle_t h, int m, int n, int k, const float* alpha, const float* a,
+                       int lda, const float* b, int ldb, const float* beta, float* c, int ldc) {
+  return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+cublasStatus_t gemm_cm(cublasHandle_t h, int m, int n, int k, const double* alpha, const double* a,
+                       int lda, const double* b, int ldb, const double* beta, double* c, int ldc) {
+  return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+cublasStatus_t gemm_cm(cublasHandle_t h, int m, int n, int k, const std::complex<float>* alpha,
+                       const std::complex<float>* a, int lda, const std::complex<float>* b, int ldb,
+                       const std::complex<float>* beta, std::complex<float>* c, int ldc) {
+  using Z = cuComplex;
+  return cublasCgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, reinterpret_cast<const Z*>(alpha),
+                     reinterpret_cast<const Z*>(a), lda, reinterpret_cast<const Z*>(b), ldb,
+                     reinterpret_cast<const Z*>(beta), reinterpret_cast<Z*>(c), ldc);
+}
+cublasStatus_t gemm_cm(cublasHandle_t h, int m, int n, int k, const std::complex<double>* alpha,
+                       const std::complex<double>* a, int lda, const std::complex<double>* b,
+                       int ldb, const std::complex<double>* beta, std::complex<double>* c,
+                       int ldc) {
+  using Z = cuDoubleComplex;
+  return cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, reinterpret_cast<const Z*>(alpha),
+                     reinterpret_cast<const Z*>(a), lda, reinterpret_cast<const Z*>(b), ldb,
+                     reinterpret_cast<const Z*>(beta), reinterpret_cast<Z*>(c), ldc);
+}
+
+// B (r x c) <- L^-1 B, L (r x r) unit lower: column-major B^T <- B^T L^-T, L^T upper.
+template <class T>
+void trsm_lower_unit(cublasHandle_t h, Index r, Index c, const T* l, Index ldl, T* b, Index ldb) {
+  if (r == 0 || c == 0) return;
+  const cuda::Scalar<T> one{T(1)};
+  MM_CUDA(trsm_cm(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_UNIT, static_cast<int>(c),
+                  static_cast<int>(r), one.ptr(), l, static_cast<int>(ldl), b,
+                  static_cast<int>(ldb)));
+}
+
+// B (r x c) <- U^-1 B, U (r x r) upper: column-major B^T <- B^T U^-T, U^T lower.
+template <class T>
+void trsm_upper(cublasHandle_t h, Index r, Index c, const T* u, Index ldu, T* b, Index ldb) {
+  if (r == 0 || c == 0) return;
+  const cuda::Scalar<T> one{T(1)};
+  MM_CUDA(trsm_cm(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, static_cast<int>(c),
+                  static_cast<int>(r), one.ptr(), u, static_cast<int>(ldu), b,
+                  static_cast<int>(ldb)));
+}
+
+// C (r x c) -= A (r x k) B (k x c): column-major C^T -= B^T A^T.
+template <class T>
+void gemm_sub(cublasHandle_t h, Index r, Index c, Index k, const T* a, Index lda, const T* b,
+              Index ldb, T* cc, Index ldc) {
+  if (r == 0 || c == 0 || k == 0) return;
+  const cuda::Scalar<T> minus{T(-1)}, one{T(1)};
+  MM_CUDA(gemm_cm(h, static_cast<int>(c), static_cast<int>(r), static_cast<int>(k), minus.ptr(), b,
+                  static_cast<int>(ldb), a, static_cast<int>(lda), one.ptr(), cc,
+                  static_cast<int>(ldc)));
+}
+
+// ---- streams -------------------------------------------------------------------------------
+
+// Non-blocking: no implicit ordering with the legacy default stream, which the runner's
+// timing events and copies use; the order is stated by events (order() below).
+class Stream {
+ public:
+  explicit Stream(bool high) {
+    int least = 0, greatest = 0;
+    MM_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    MM_CUDA(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, high ? greatest : least));
+  }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
+};
+
+class Fence {
+ public:
+  Fence() { MM_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  ~Fence() { cudaEventDestroy(e_); }
+  Fence(const Fence&) = delete;
+  Fence& operator=(const Fence&) = delete;
+  // Work enqueued on AFTER from now on waits for the work enqueued on BEFORE so far.
+  void order(cudaStream_t before, cudaStream_t after) {
+    MM_CUDA(cudaEventRecord(e_, before));
+    MM_CUDA(cudaStreamWaitEvent(after, e_, 0));
+  }
+
+ private:
+  cudaEvent_t e_{};
+};
+
+constexpr cudaStream_t kLegacy{};  // stream 0: the CudaRunner's events and the copies
+
+void check_int_size(Index n, const char* impl) {
+  if (n > INT_MAX / 2) throw DeviceError(std::string(impl) + ": n beyond 32-bit indices");
+}
+
+// ---- cuda-blocked ----------------------------------------------------------------------------
+
+// The factorization engine: device pivots, the zero-pivot flag and the scratch, two streams
+// (P: panels, high priority, so that a panel's blocks are scheduled ahead of the update's;
+// U: swaps, TRSM and GEMM) with a cuBLAS handle each.
+template <class T>
+class BlockedLu {
+ public:
+  BlockedLu(Index n, Index nb)
+      : n_(static_cast<int>(n)),
+        nb_(static_cast<int>(nb)),
+        panel_(true),
+        update_(false),
+        ipiv_(static_cast<std::size_t>(n)),
+        info_(1),
+        pairs_(4 * kMaxPivots),
+        scratch_(cuda::lu::leaf_prepare<T>(n)) {
+    MM_CUDA(cublasSetStream(hp_.get(), panel_.get()));
+    MM_CUDA(cublasSetStream(hu_.get(), update_.get()));
+  }
+
+  // Factors the n x n matrix A (device) in place, ordered after the work on stream 0 so
+  // far, and stream 0's later work after it.
+  void factor(T* a) {
+    const cudaStream_t P = panel_.get(), U = update_.get();
+    const int n = n_, nb = nb_;
+    MM_CUDA(cudaMemsetAsync(info_.get(), 0xff, sizeof(unsigned long long), kLegacy));
+    fence_.order(kLegacy, U);
+    fence_.order(kLegacy, P);
+    panel(a, 0, n, std::min(nb, n), 0, std::min(nb, n));
+    for (int j0 = 0; j0 < n; j0 += nb) {
+      const int jb = std::min(nb, n - j0), right = j0 + jb;
+      fence_.order(P, U);  // panel j0 factored
+      cuda::lu::pivot_pairs(ipiv_.get(), j0, right, pairs_.get(), U);
+      if (right < n) {
+        // Look-ahead: the next panel's columns first, then that panel on P while U updates
+        // the rest. They touch disjoint columns; the next panel's own swaps reach the
+        // columns left and right of it at the next step.
+        const int nb2 = std::min(nb, n - right);
+        update(a, j0, jb, right, right + nb2);
+        fence_.order(U, P);
+        panel(a, right, n - right, nb2, right, right + nb2);
+        update(a, j0, jb, right + nb2, n);
+      }
+      cuda::lu::gather_rows(a, n, 0, j0, pairs_.get(), 2 * jb, U);
+    }
+    fence_.order(U, kLegacy);
+  }
+
+  // Solves A X = B in place on X (n x k, device) with the factors LU of the last factor():
+  // the row swaps in chunks, then L Y = PB and U X = Y by cuBLAS TRSM.
+  void solve(const T* lu, T* x, Index k) {
+    const cudaStream_t U = update_.get();
+    fence_.order(kLegacy, U);
+    for (int k0 = 0; k0 < n_; k0 += kMaxPivots) {
+      const int k1 = std::min(n_, k0 + kMaxPivots);
+      cuda::lu::pivot_pairs(ipiv_.get(), k0, k1, pairs_.get(), U);
+      cuda::lu::gather_rows(x, k, 0, k, pairs_.get(), 2 * (k1 - k0), U);
+    }
+    trsm_lower_unit(hu_.get(), n_, k, lu, n_, x, k);
+    trsm_upper(hu_.get(), n_, k, lu, n_, x, k);
+    fence_.order(U, kLegacy);
+  }
+
+  // The 0-based column of the first exact zero pivot of the last run, or -1 (waits for it).
+  Index zero_pivot() const {
+    unsigned long long v = 0;
+    MM_CUDA(cudaMemcpy(&v, info_.get(), sizeof v, cudaMemcpyDeviceToHost));
+    return v == kNoZeroPivot ? -1 : static_cast<Index>(v);
+  }
+
+  // LAPACK's 1-based pivots.
+  void pivots(std::vector<std::int64_t>& out) const {
+    std::vector<int> p(static_cast<std::size_t>(n_));
+    ipiv_.download(p.data(), p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) out[i] = p[i] + 1;
+  }
+
+ private:
+  // Recursive panel on P: the left half, then the right half's U rows by TRSM and its rows
+  // below by GEMM, then the right half. The leaves swap across the whole panel [pc0, pc1).
+  void panel(T* a, int g0, int m, int w, int pc0, int pc1) {
+    if (w <= kLeafWidth) {
+      cuda::lu::leaf_factor(a, n_, g0, m, w, pc0, pc1, ipiv_.get(), info_.get(), scratch_,
+                            panel_.get());
+      return;
+    }
+    // The left half a whole number of leaves where that splits w.
+    const int half = (w / 2 + kLeafWidth - 1) / kLeafWidth * kLeafWidth;
+    const int w1 = half < w ? half : w / 2, w2 = w - w1;
+    T* top = a + static_cast<Index>(g0) * n_ + g0;
+    panel(a, g0, m, w1, pc0, pc1);
+    trsm_lower_unit(hp_.get(), w1, w2, top, n_, top + w1, n_);
+    gemm_sub(hp_.get(), m - w1, w2, w1, top + static_cast<Index>(w1) * n_, n_, top + w1, n_,
+             top + static_cast<Index>(w1) * n_ + w1, n_);
+    panel(a, g0 + w1, m - w1, w2, pc0, pc1);
+  }
+
+  // On U, columns [c0, c1) after the panel at j0 (width jb): its swaps, U's block row by
+  // TRSM, and the rows below by GEMM.
+  void update(T* a, int j0, int jb, int c0, int c1) {
+    if (c1 <= c0) return;
+    const int right = j0 + jb;
+    const Index n = n_;
+    cuda::lu::gather_rows(a, n, c0, c1, pairs_.get(), 2 * jb, update_.get());
+    trsm_lower_unit(hu_.get(), jb, c1 - c0, a + j0 * n + j0, n, a + j0 * n + c0, n);
+    gemm_sub(hu_.get(), n - right, c1 - c0, jb, a + right * n + j0, n, a + j0 * n + c0, n,
+             a + right * n + c0, n);
+  }
+
+  int n_, nb_;
+  Stream panel_, update_;  // before the handles: destroyed after them
+  cuda::Cublas hp_, hu_;
+  Fence fence_;
+  Buffer<int> ipiv_;
+  Buffer<unsigned long long> info_;
+  Buffer<int> pairs_;
+  cuda::lu::LeafScratch<T> scratch_;
+};
+
+void throw_if_zero_pivot(Index column) {
+  if (column >= 0) throw NumericalError(zero_pivot_message(column));
+}
+
+template <class T>
+class BlockedRunner final : public cuda::CudaRunner {
+ public:
+  BlockedRunner(const LuProblem<T>& p, Index nb)
+      : p_(p), n_(p.a->rows), nb_(nb > 0 ? nb : lu_cuda_default_nb(p.a->rows)) {
+    check_int_size(n_, "cuda-blocked");
+    if (nb_ > kMaxPivots) throw UsageError("cuda-blocked: panel width over 256");
+  }
+  void upload() override {
+    a_ = Buffer<T>(p_.a->data.data(), p_.a->data.size());
+    lu_ = Buffer<T>(p_.a->data.size());
+    lu_.fill_bytes(0xff);  // poison: the factorization must write every element
+    if (n_ > 0) engine_ = std::make_unique<BlockedLu<T>>(n_, nb_);
+  }
+  void run() override {
+    CudaRunner::run();
+    check();
+  }
+  double timed_run() override {
+    const double s = CudaRunner::timed_run();
+    check();
+    return s;
+  }
+  void download() override {
+    lu_.download(p_.lu->data.data(), p_.lu->data.size());
+    if (engine_) engine_->pivots(*p_.ipiv);
+  }
+
+ protected:
+  // A fresh copy of A (timed, as the CPU runners' copy is), factored in place.
+  void launch() override {
+    if (!engine_) return;
+    MM_CUDA(cudaMemcpyAsync(lu_.get(), a_.get(), a_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
+                            kLegacy));
+    engine_->factor(lu_.get());
+  }
+
+ private:
+  void check() const {
+    if (engine_) throw_if_zero_pivot(engine_->zero_pivot());
+  }
+  LuProblem<T> p_;
+  Index n_, nb_;
+  Buffer<T> a_, lu_;
+  std::unique_ptr<BlockedLu<T>> engine_;
+};
+
+template <class T>
+class BlockedSolveRunner final : public cuda::CudaRunner {
+ public:
+  BlockedSolveRunner(const Dense<T>& a, const Dense<T>& b, Dense<T>& x, SolveReport& report)
+      : a_host_(a), b_host_(b), x_host_(x), report_(report) {
+    check_int_size(a.rows, "cuda-blocked");
+  }
+  void upload() override {
+    a_ = Buffer<T>(a_host_.data.data(), a_host_.data.size());
+    b_ = Buffer<T>(b_host_.data.data(), b_host_.data.size());
+    lu_ = Buffer<T>(a_host_.data.size());
+    x_ = Buffer<T>(b_host_.data.size());
+    x_.fill_bytes(0xff);
+    if (a_host_.rows > 0) engine_ = std::make_unique<BlockedLu<T>>(a_host_.rows, nb());
+  }
+  void run() override {
+    report_ = SolveReport{};
+    CudaRunner::run();
+    finish();
+  }
+  double timed_run() override {
+    report_ = SolveReport{};
+    const double s = CudaRunner::timed_run();
+    finish();
+    return s;
+  }
+  void download() override { x_.download(x_host_.data.data(), x_host_.data.size()); }
+
+ protected:
+  void launch() override {
+    if (!engine_) return;
+    MM_CUDA(cudaMemcpyAsync(lu_.get(), a_.get(), a_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
+                            kLegacy));
+    engine_->factor(lu_.get());
+    MM_CUDA(cudaMemcpyAsync(x_.get(), b_.get(), b_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
+                            kLegacy));
+    if (b_host_.cols > 0) engine_->solve(lu_.get(), x_.get(), b_host_.cols);
+  }
+
+ private:
+  Index nb() const { return lu_cuda_default_nb(a_host_.rows); }
+  void finish() {
+    if (engine_) throw_if_zero_pivot(engine_->zero_pivot());
+    report_.flops = lu_flops<T>(a_host_.rows) + lu_solve_flops<T>(a_host_.rows, b_host_.cols);
+  }
+  const Dense<T>& a_host_;
+  const Dense<T>& b_host_;
+  Dense<T>& x_host_;
+  SolveReport& report_;
+  Buffer<T> a_, b_, lu_, x_;
+  std::unique_ptr<BlockedLu<T>> engine_;
+};
+
+// ---- cuda-hybrid ---------------------------------------------------------------------------
+
+template <class T>
+class HybridRunner final : public cuda::CudaRunner {
+ public:
+  explicit HybridRunner(const LuProblem<T>& p) : p_(p), n_(p.a->rows) {
+    check_int_size(n_, "cuda-hybrid");
+  }
+  void upload() override {
+    a_ = Buffer<T>(p_.a->data.data(), p_.a->data.size());
+    lu_ = Buffer<T>(p_.a->data.size());
+    lu_.fill_bytes(0xff);
+    ipiv_ = Buffer<int>(static_cast<std::size_t>(n_));
+    info_ = Buffer<unsigned long long>(1);
+  }
+  void run() override {
+    CudaRunner::run();
+    check();
+  }
+  double timed_run() override {
+    const double s = CudaRunner::timed_run();
+    check();
+    return s;
+  }
+  void download() override {
+    lu_.download(p_.lu->data.data(), p_.lu->data.size());
+    std::vector<int> p(static_cast<std::size_t>(n_));
+    ipiv_.download(p.data(), p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) (*p_.ipiv)[i] = p[i] + 1;
+  }
+
+ protected:
+  void launch() override {
+    if (n_ == 0) return;
+    MM_CUDA(cudaMemcpyAsync(lu_.get(), a_.get(), a_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
+                            kLegacy));
+    MM_CUDA(cudaMemsetAsync(info_.get(), 0xff, sizeof(unsigned long long), kLegacy));
+    for (Index k = 0; k < n_; ++k)
+      cuda::lu::hybrid_step(lu_.get(), n_, k, ipiv_.get(), info_.get(), kLegacy);
+  }
+
+ private:
+  void check() const {
+    if (n_ == 0) return;
+    unsigned long long v = 0;
+    MM_CUDA(cudaMemcpy(&v, info_.get(), sizeof v, cudaMemcpyDeviceToHost));
+    throw_if_zero_pivot(v == kNoZeroPivot ? -1 : static_cast<Index>(v));
+  }
+  LuProblem<T> p_;
+  Index n_;
+  Buffer<T> a_, lu_;
+  Buffer<int> ipiv_;
+  Buffer<unsigned long long> info_;
+};
+
+}  // namespace
+
+// 256 where the trailing GEMMs are large (their rank-256 updates run near cuBLAS's peak and
+// the panel is a small part of a step); narrower below, where the panel's per-column
+// barriers dominate and fewer columns per panel let the look-ahead hide more of them.
+std::int64_t lu_cuda_default_nb(std::int64_t n) {
+  return n >= 8192 ? 256 : n >= 2048 ? 128 : 64;
+}
+
+template <class T>
+std::unique_ptr<Runner> make_lu_cuda_blocked(const LuProblem<T>& p, std::int64_t nb) {
+  return std::make_unique<BlockedRunner<T>>(p, nb);
+}
+template <class T>
+std::unique_ptr<Runner> make_lu_cuda_hybrid(const LuProblem<T>& p) {
+  return std::make_unique<HybridRunner<T>>(p);
+}
+template <class T>
+std::unique_ptr<Runner> make_lu_solve_cuda_blocked(const Dense<T>& a, const Dense<T>& b,
+                                                   Dense<T>& x, SolveReport& report) {
+  return std::make_unique<BlockedSolveRunner<T>>(a, b, x, report);
+}
+
+#define MM_LU_CUDA(T)                                                                              \
+  template std::unique_ptr<Runner> make_lu_cuda_blocked<T>(const LuProblem<T>&, std::int64_t);     \
+  template std::unique_ptr<Runner> make_lu_cuda_hybrid<T>(const LuProblem<T>&);                    \
+  template std::unique_ptr<Runner> make_lu_solve_cuda_blocked<T>(const Dense<T>&, const Dense<T>&, \
+                                                                 Dense<T>&, SolveReport&);
+MM_FOR_VALUE_TYPES(MM_LU_CUDA)
+
+}  // namespace mm

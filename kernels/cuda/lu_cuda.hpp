@@ -1,0 +1,51 @@
+// Host-side declarations of the CUDA LU runners (defined in kernels/cuda/lu.cu and
+// kernels/vendor/lu_cusolver.cu), registered in kernels/lu_impls.cpp (mmlu) and
+// kernels/solve_impls.cpp (mmsolve --method lu).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "lu.hpp"
+#include "solve.hpp"
+
+namespace mm {
+
+// cuda-blocked's panel width for an n x n matrix when none is given (at most 256).
+std::int64_t lu_cuda_default_nb(std::int64_t n);
+
+// Right-looking blocked LU on the GPU: recursive panels whose 32-column leaves are one
+// cooperative kernel each (pivot search by block reductions, a grid barrier per column),
+// row swaps as gathers, cuBLAS TRSM for U's block row and GEMM for the trailing update, the
+// next panel factored on a high-priority stream while the rest of the update runs.
+// NB: the panel width (0: lu_cuda_default_nb). Every value type.
+template <class T>
+std::unique_ptr<Runner> make_lu_cuda_blocked(const LuProblem<T>& p, std::int64_t nb = 0);
+
+// A kernel per operation of each column step (pivot search by a block reduction, row swap,
+// column scale, rank-1 update): the unblocked algorithm as GPU theses time it; slow by design.
+template <class T>
+std::unique_ptr<Runner> make_lu_cuda_hybrid(const LuProblem<T>& p);
+
+// cuSOLVER cusolverDnXgetrf (workspace from its bufferSize query) on a device transpose of A,
+// transposed back: LAPACK's factors and pivots, row-major. Every value type.
+template <class T>
+std::unique_ptr<Runner> make_lu_cusolver(const LuProblem<T>& p);
+// For lu_bench: a device copy of A and Xgetrf on it (A^T factored: the same work), no
+// transposes, nothing downloaded; the time that cuda-blocked's (copy + factor) compares with.
+template <class T>
+std::unique_ptr<Runner> make_lu_cusolver_getrf_only(const LuProblem<T>& p);
+
+// mmsolve --method lu: X = A^-1 B (B n x k, X sized n x k by the caller), factor and
+// substitution on the GPU each run; REPORT is reset and its flops set by each run. An exact
+// zero pivot throws NumericalError(zero_pivot_message(column)).
+// cuda-blocked's factorization, then the row swaps as gathers and two cuBLAS TRSMs:
+template <class T>
+std::unique_ptr<Runner> make_lu_solve_cuda_blocked(const Dense<T>& a, const Dense<T>& b,
+                                                   Dense<T>& x, SolveReport& report);
+// cusolverDnXgetrf + cusolverDnXgetrs on transposed copies:
+template <class T>
+std::unique_ptr<Runner> make_lu_solve_cusolver(const Dense<T>& a, const Dense<T>& b, Dense<T>& x,
+                                               SolveReport& report);
+
+}  // namespace mm
