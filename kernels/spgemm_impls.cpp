@@ -2,6 +2,10 @@
 #include "instantiate.hpp"
 #include "spgemm.hpp"
 
+#ifdef MM_HAVE_CUDA
+#include "cuda/spgemm_cuda.hpp"
+#endif
+
 namespace mm {
 
 namespace {
@@ -34,30 +38,68 @@ std::function<std::unique_ptr<Runner>(const P&)> make() {
   return [](const P& p) -> std::unique_ptr<Runner> { return std::make_unique<R>(p); };
 }
 
+#ifdef MM_HAVE_CUDA
+// The GPU ones, best first. cuSPARSE's SpGEMM takes 32-bit indices only, the hand-written
+// kernels real values only: each is listed where it runs.
+template <class I, class T>
+void add_cuda_spgemm(ImplList<SpgemmMake<I, T>>& l) {
+  if constexpr (sizeof(I) == 4)
+    l.push_back({"cusparse", Device::cuda,
+                 "cuSPARSE SpGEMM (workEstimation, compute, copy; 32-bit indices)",
+                 [](const SpgemmProblem<I, T>& p) { return make_spgemm_cusparse(p); }});
+  if constexpr (!is_complex_v<T>)
+    l.push_back({"cuda-gustavson", Device::cuda,
+                 "binned rows, shared-memory hash tables (symbolic, numeric), bitonic sort; "
+                 "dense accumulator for long rows",
+                 [](const SpgemmProblem<I, T>& p) { return make_spgemm_cuda(p); }});
+}
+template <class I, class T>
+void add_cuda_spmm(ImplList<SpmmMake<I, T>>& l) {
+  l.push_back({"cusparse", Device::cuda, "cuSPARSE SpMM, row-major B and C",
+               [](const SpmmProblem<I, T>& p) { return make_spmm_cusparse(p); }});
+  if constexpr (!is_complex_v<T>)
+    l.push_back({"cuda-csr", Device::cuda,
+                 "lanes of a group per row of A across columns of B (coalesced rows of B, C)",
+                 [](const SpmmProblem<I, T>& p) { return make_spmm_cuda(p); }});
+}
+#endif
+
 }  // namespace
 
 template <class I, class T>
 const ImplList<SpgemmMake<I, T>>& spgemm_impls() {
   using P = SpgemmProblem<I, T>;
-  static const ImplList<SpgemmMake<I, T>> list{
-      {"cpu-spgemm", Device::cpu,
-       "OpenMP row-wise Gustavson, symbolic then numeric pass, sorted columns",
-       make<SpgemmRunner<I, T, spgemm_cpu<I, T>>, P>()},
-      {"ref", Device::cpu, "serial Gustavson with a dense accumulator",
-       make<SpgemmRunner<I, T, spgemm_ref<I, T>>, P>()},
-  };
+  static const ImplList<SpgemmMake<I, T>> list = [] {
+    ImplList<SpgemmMake<I, T>> l{
+        {"cpu-spgemm", Device::cpu,
+         "OpenMP row-wise Gustavson, symbolic then numeric pass, sorted columns",
+         make<SpgemmRunner<I, T, spgemm_cpu<I, T>>, P>()},
+        {"ref", Device::cpu, "serial Gustavson with a dense accumulator",
+         make<SpgemmRunner<I, T, spgemm_ref<I, T>>, P>()},
+    };
+#ifdef MM_HAVE_CUDA
+    add_cuda_spgemm(l);
+#endif
+    return l;
+  }();
   return list;
 }
 
 template <class I, class T>
 const ImplList<SpmmMake<I, T>>& spmm_impls() {
   using P = SpmmProblem<I, T>;
-  static const ImplList<SpmmMake<I, T>> list{
-      {"cpu", Device::cpu, "OpenMP over rows of A split by nonzeros, rows of B streamed",
-       make<DenseOutRunner<P, spmm_cpu<I, T>>, P>()},
-      {"ref", Device::cpu, "serial, row of C = sum of a_ik * row k of B",
-       make<DenseOutRunner<P, spmm_ref<I, T>>, P>()},
-  };
+  static const ImplList<SpmmMake<I, T>> list = [] {
+    ImplList<SpmmMake<I, T>> l{
+        {"cpu", Device::cpu, "OpenMP over rows of A split by nonzeros, rows of B streamed",
+         make<DenseOutRunner<P, spmm_cpu<I, T>>, P>()},
+        {"ref", Device::cpu, "serial, row of C = sum of a_ik * row k of B",
+         make<DenseOutRunner<P, spmm_ref<I, T>>, P>()},
+    };
+#ifdef MM_HAVE_CUDA
+    add_cuda_spmm(l);
+#endif
+    return l;
+  }();
   return list;
 }
 
@@ -69,6 +111,10 @@ const ImplList<DsmmMake<I, T>>& dsmm_impls() {
        make<DenseOutRunner<P, dsmm_cpu<I, T>>, P>()},
       {"ref", Device::cpu, "serial, row of C = sum of a_ik * sparse row k of B",
        make<DenseOutRunner<P, dsmm_ref<I, T>>, P>()},
+#ifdef MM_HAVE_CUDA
+      {"cusparse", Device::cuda, "cuSPARSE SpMM on the transposes: C^T = B^T A^T",
+       [](const P& p) { return make_dsmm_cusparse(p); }},
+#endif
   };
   return list;
 }

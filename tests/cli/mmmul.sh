@@ -28,9 +28,10 @@ if [[ -z $gpu ]]; then
   [[ ! -e $TMP/cuda.mtx ]] && pass "--device cuda wrote nothing" || fail "--device cuda left an output"
   expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-naive -o "$TMP/cuda.mtx"
   expect_stderr "needs a GPU"
-else  # SpGEMM has no CUDA implementation: --device cuda refuses it, exit 4
-  expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --device cuda -o "$TMP/cuda.mtx"
-  expect_stderr "no cuda implementation of spgemm"
+else  # an implementation of the other device than --device names is a usage error
+  expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --device cuda --impl cpu-spgemm -o "$TMP/cuda.mtx"
+  expect_stderr "runs on the cpu, not on --device cuda"
+  [[ ! -e $TMP/cuda.mtx ]] && pass "the refused --impl wrote nothing" || fail "the refused --impl left an output"
 fi
 
 # ---- refused inputs: exit 3, nothing written, an existing target untouched -------------------
@@ -90,6 +91,40 @@ cat "$CORPUS/west0479.mtx" | mmmul - "$CORPUS/west0479.mtx" --precision single |
   pass "single-precision SpGEMM through a pipe" || fail "single-precision SpGEMM through a pipe"
 mmmul "$CORPUS/west0479.mtx" - <"$CORPUS/west0479.mtx" >"$TMP/C.mtx" && mmcheck compare "$TMP/C.mtx" "$TMP/sq_west0479.mtx" --rtol 1e-12 --atol 1e-9 >/dev/null &&
   pass "B from standard input" || fail "B from standard input"
+
+# ---- the CUDA products against SciPy (where a GPU exists) -------------------------------------
+if [[ -n $gpu ]]; then
+  for impl in cusparse cuda-gustavson; do
+    for name in bcsstk13 west0479 dwt_992; do
+      expect_exit 0 mmmul "$CORPUS/$name.mtx" "$CORPUS/$name.mtx" --impl "$impl" -o "$TMP/C.mtx"
+      expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/sq_$name.mtx" --rtol 1e-12 --atol 1e-3
+    done
+    expect_exit 0 mmmul "$TMP/afiroT.mtx" "$CORPUS/lp_afiro.mtx" --impl "$impl" -o "$TMP/C.mtx"
+    expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/sq_afiro.mtx" --rtol 1e-13
+    expect_exit 0 mmmul "$TMP/S1.mtx" "$TMP/S2.mtx" --impl "$impl" -o "$TMP/C.mtx"
+    expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/spgemm_rect.mtx" --rtol 1e-12 --atol 1e-14
+    mmmul "$CORPUS/west0479.mtx" "$CORPUS/west0479.mtx" --impl "$impl" --precision single |
+      mmcheck compare - "$TMP/sq_west0479.mtx" --rtol 1e-5 --atol 1e-2 >/dev/null &&
+      pass "$impl: single-precision SpGEMM" || fail "$impl: single-precision SpGEMM"
+  done
+  # Complex values: cuSPARSE only (the hand-written kernel takes real ones, and is not listed).
+  expect_exit 0 mmmul "$CORPUS/young1c.mtx" "$CORPUS/young1c.mtx" --impl cusparse -o "$TMP/C.mtx"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/sq_young1c.mtx" --rtol 1e-12 --atol 1e-9
+  expect_exit 2 mmmul "$CORPUS/young1c.mtx" "$CORPUS/young1c.mtx" --impl cuda-gustavson -o "$TMP/C.mtx"
+  expect_stderr "unknown --impl 'cuda-gustavson' for spgemm"
+  # --device alone picks the first CUDA SpGEMM, named in the record with the GPU.
+  expect_exit 0 mmmul "$CORPUS/west0479.mtx" "$CORPUS/west0479.mtx" --device cuda -o "$TMP/C.mtx" --timing "$TMP/gpu_sp.jsonl"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/sq_west0479.mtx" --rtol 1e-12 --atol 1e-9
+  first=$(mmmul --list-impls --mode spgemm | awk '$2 == "cuda" {print $1; exit}')
+  "$PY" -c "import json,sys; r=json.loads(open('$TMP/gpu_sp.jsonl').readline()); sys.exit(0 if r['impl']=='$first' and 'NVIDIA' in r['device'] and r['mode']=='spgemm' else 1)" &&
+    pass "--device cuda SpGEMM: $first on the GPU" || fail "--device cuda SpGEMM record: $(cat "$TMP/gpu_sp.jsonl")"
+  for impl in cusparse cuda-csr; do
+    expect_exit 0 mmmul "$TMP/S1.mtx" "$TMP/D2.mtx" --impl "$impl" -o "$TMP/C.mtx"
+    expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/spmm.mtx" --rtol 1e-12 --atol 1e-13
+  done
+  expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/S2.mtx" --impl cusparse -o "$TMP/C.mtx"
+  expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/dsmm.mtx" --rtol 1e-12 --atol 1e-13
+fi
 
 # ---- dense x dense (every GEMM implementation), sparse x dense, dense x sparse ---------------
 for impl in $(mmmul --list-impls --mode gemm | awk -v gpu="$gpu" 'NR > 1 && ($2 == "cpu" || gpu) {print $1}'); do
