@@ -5,6 +5,11 @@
 #include "instantiate.hpp"
 #include "solve.hpp"
 
+#ifdef MM_HAVE_CUDA
+#include "cuda/lu_cuda.hpp"
+#include "cuda/solve_cuda.hpp"
+#endif
+
 namespace mm {
 
 namespace {
@@ -130,10 +135,30 @@ const ImplList<SolveMake<I, T>>& solve_impls(SolveMethod method) {
          make<LuSolve<I, T, blocked<T>, lu_solve_cpu<T>>, I, T>()},
         {"ref", Device::cpu, "unblocked LU + serial substitution",
          make<LuSolve<I, T, lu_ref<T>, lu_solve_ref<T>>, I, T>()}};
+#ifdef MM_HAVE_CUDA
+    m[SolveMethod::lu].push_back(
+        {"cuda-blocked", Device::cuda, "mmlu's cuda-blocked + row gathers and cuBLAS TRSMs",
+         [](const SolveProblem<I, T>& p) {
+           return make_lu_solve_cuda_blocked(*p.dense, *p.b, *p.x, *p.report);
+         }});
+    m[SolveMethod::lu].push_back({"cusolver", Device::cuda,
+                                  "cuSOLVER Xgetrf + Xgetrs on device-transposed copies",
+                                  [](const SolveProblem<I, T>& p) {
+                                    return make_lu_solve_cusolver(*p.dense, *p.b, *p.x, *p.report);
+                                  }});
+#endif
     m[SolveMethod::gauss] = {{"cpu", Device::cpu, "OpenMP elimination without pivoting",
                               make<GaussSolve<I, T, gauss_cpu<T>>, I, T>()},
                              {"ref", Device::cpu, "serial elimination without pivoting",
                               make<GaussSolve<I, T, gauss_ref<T>>, I, T>()}};
+#ifdef MM_HAVE_CUDA
+    m[SolveMethod::gauss].push_back(
+        {"cuda-blocked", Device::cuda, "64-column panels + cuBLAS TRSM/GEMM trailing update",
+         [](const SolveProblem<I, T>& p) { return make_gauss_cuda(p, true); }});
+    m[SolveMethod::gauss].push_back(
+        {"cuda", Device::cuda, "a kernel per elimination step, then back substitution",
+         [](const SolveProblem<I, T>& p) { return make_gauss_cuda(p, false); }});
+#endif
     m[SolveMethod::umfpack] = {{"umfpack", Device::cpu, "SuiteSparse UMFPACK sparse LU (real)",
                                 make<UmfpackSolve<I, T>, I, T>()}};
     for (auto method : {SolveMethod::cg, SolveMethod::bicgstab, SolveMethod::gmres})
@@ -141,6 +166,12 @@ const ImplList<SolveMake<I, T>>& solve_impls(SolveMethod method) {
                     make<KrylovSolve<I, T, krylov_ops_cpu<I, T>>, I, T>()},
                    {"ref", Device::cpu, "serial reference SpMV and plain loops",
                     make<KrylovSolve<I, T, krylov_ops_ref<I, T>>, I, T>()}};
+#ifdef MM_HAVE_CUDA
+    for (auto method : {SolveMethod::cg, SolveMethod::bicgstab, SolveMethod::gmres})
+      m[method].push_back({"cuda", Device::cuda,
+                           "every vector on the GPU, fused SpMV+dot, scalars on the device",
+                           [](const SolveProblem<I, T>& p) { return make_krylov_cuda(p); }});
+#endif
     return m;
   }();
   return lists.at(method);

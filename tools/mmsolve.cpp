@@ -94,12 +94,13 @@ int run(const Cli& cli) {
   opt.tol = cli.get<double>("tol");
   opt.max_iter = cli.get<std::int64_t>("max-iter");
   opt.restart = cli.get<int>("restart");
+  opt.check_every = cli.get<int>("check-every");
   const std::string pre = cli.get<std::string>("precond");
   if (pre != "none" && pre != "jacobi")
     throw UsageError("--precond must be none or jacobi, not '" + pre + "'");
   opt.jacobi = pre == "jacobi";
-  if (!(opt.tol > 0) || opt.max_iter < 1 || opt.restart < 1)
-    throw UsageError("--tol must be > 0, --max-iter and --restart >= 1");
+  if (!(opt.tol > 0) || opt.max_iter < 1 || opt.restart < 1 || opt.check_every < 1)
+    throw UsageError("--tol must be > 0, --max-iter, --restart and --check-every >= 1");
   const std::int64_t max_bytes = cli.has("max-dense-bytes")
                                      ? cli.get<std::int64_t>("max-dense-bytes")
                                      : default_max_dense_bytes();
@@ -174,6 +175,8 @@ int run(const Cli& cli) {
           2.0 * static_cast<double>(n * k) * sizeof(T);
       rec.impl(std::string(method_name(method)) + "/" + impl.name).work(report.flops, bytes);
       rec.extra("iterations", report.iterations).extra("converged", report.converged);
+      if (is_iterative(method) && impl.device == Device::cuda)
+        rec.extra("check_every", opt.check_every);
 
       // The final residual by the reference SpMV, whatever the method measured.
       double worst = 0;
@@ -239,6 +242,7 @@ int main(int argc, char** argv) {
         "mmsolve A.mtx b.mtx --method gmres --restart 50 --max-iter 5000 --impl ref -o x.mtx\n"
         "mmsolve A.mtx B.mtx --method lu --impl cpu-blocked --repeat 5 -q --timing -\n"
         "mmsolve A.mtx b.mtx --method umfpack -o x.mtx\n"
+        "mmsolve A.mtx b.mtx --method cg --device cuda --check-every 50 -q --timing -\n"
         "mmsolve --list-impls");
     cli.compute().positional("files", -1);
     cli.options()("method", mm::po::value<std::string>()->default_value("auto"),
@@ -248,8 +252,10 @@ int main(int argc, char** argv) {
                                                  mm::po::value<std::int64_t>()->default_value(1000),
                                                  "iterative: most iterations per column")(
         "restart", mm::po::value<int>()->default_value(30), "gmres: inner steps per restart cycle")(
-        "precond", mm::po::value<std::string>()->default_value("none"),
-        "iterative: none or jacobi")(
+        "check-every", mm::po::value<int>()->default_value(mm::IterOptions{}.check_every),
+        "iterative, cuda: read the device's stop flag every this many iterations (counts stay "
+        "exact)")("precond", mm::po::value<std::string>()->default_value("none"),
+                  "iterative: none or jacobi")(
         "max-dense-bytes", mm::po::value<std::int64_t>(),
         "lu, gauss: refuse (exit 4) beyond this many bytes (default: half the physical memory)");
     if (!cli.parse(argc, argv)) return 0;

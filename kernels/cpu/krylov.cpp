@@ -22,7 +22,9 @@ struct Vec {
 
 template <class T>
 double norm(KrylovOps<T>& ops, const T* x) {
-  return std::sqrt(std::max(0.0, static_cast<double>(std::real(ops.dot(x, x)))));
+  // Rounding can make the dot slightly negative; a NaN must stay NaN (never "converged").
+  const double d = static_cast<double>(std::real(ops.dot(x, x)));
+  return d < 0 ? 0.0 : std::sqrt(d);
 }
 
 // t = b - A x; returns ||t||.

@@ -8,7 +8,12 @@ mmgen poisson2d --n 25 -o P.mtx
 mmgen diagdom --n 300 --seed 4 -o D.mtx
 for m in S P D; do mmgen rhs "$m.mtx" --x random --seed 5 -o "b$m.mtx"; done
 
-impls() { mmsolve --list-impls | awk -v m="--method $1:" '$0 == m {f = 1; next} /^--method/ {f = 0} f {print $1}'; }
+# CUDA implementations run where a GPU exists (the GPU machine), CPU ones everywhere.
+gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
+impls() {
+  mmsolve --list-impls | awk -v m="--method $1:" -v gpu="$gpu" \
+    '$0 == m {f = 1; next} /^--method/ {f = 0} f && ($2 == "cpu" || gpu) {print $1}'
+}
 
 # Every method and impl on systems it applies to; the residual checked by mmcheck.
 for method in lu gauss umfpack cg bicgstab gmres; do
@@ -105,5 +110,53 @@ same_files target.mtx <(echo keep)
 expect_exit 2 mmsolve D.mtx bD.mtx --method nosuch
 expect_exit 2 mmsolve D.mtx bD.mtx --precond ilu
 expect_exit 2 mmsolve D.mtx
-expect_exit 4 mmsolve D.mtx bD.mtx --device cuda
+expect_exit 2 mmsolve S.mtx bS.mtx --method cg --check-every 0
+
+if [[ $gpu ]]; then
+  # The GPU: the iterations near the CPU's, the same x whatever --check-every, 4 columns through
+  # a pipe, single precision, the complex corpus matrix, non-convergence, refusals, the record.
+  iters() { sed -n 's/.*: \([0-9]*\) iterations,.*/\1/p' "$TMP/err"; }
+  for method in cg bicgstab gmres; do
+    expect_exit 0 mmsolve P.mtx bP.mtx --method "$method" --precond jacobi --device cpu -q
+    cpu=$(iters)
+    expect_exit 0 mmsolve P.mtx bP.mtx --method "$method" --precond jacobi --device cuda -q
+    expect_stderr "$method \(cuda\)"
+    gpu_it=$(iters)
+    ((10 * gpu_it >= 9 * cpu - 30 && 10 * gpu_it <= 11 * cpu + 30)) &&
+      pass "$method: $gpu_it iterations on the GPU, $cpu on the CPU" ||
+      fail "$method: $gpu_it iterations on the GPU, $cpu on the CPU"
+    expect_exit 0 mmsolve S.mtx bS.mtx --method "$method" --device cuda --check-every 1 -o c1.mtx
+    expect_exit 0 mmsolve S.mtx bS.mtx --method "$method" --device cuda --check-every 1000 -o c2.mtx
+    same_files c1.mtx c2.mtx
+  done
+  mmsolve D.mtx - --method bicgstab --device cuda --tol 1e-12 <B4.mtx | mmcheck residual D.mtx - B4.mtx --tol 1e-10 >/dev/null &&
+    pass "cuda: pipe with 4 columns" || fail "cuda: pipe with 4 columns"
+  expect_exit 0 mmsolve S.mtx bS.mtx --method cg --device cuda --precision single --tol 1e-5 -o x.mtx
+  expect_exit 0 mmcheck residual S.mtx x.mtx bS.mtx --tol 1e-5
+  for method in gmres bicgstab; do
+    expect_exit 0 mmsolve "$CORPUS/young1c.mtx" byc.mtx --method "$method" --precond jacobi --device cuda --max-iter 5000 --tol 1e-11 -o x.mtx
+    expect_exit 0 mmcheck residual "$CORPUS/young1c.mtx" x.mtx byc.mtx --tol 1e-9
+  done
+  expect_exit 0 mmsolve "$CORPUS/bcsstk13.mtx" b13.mtx --method cg --precond jacobi --device cuda --max-iter 20000 --tol 1e-12 -o x.mtx
+  expect_exit 0 mmcheck residual "$CORPUS/bcsstk13.mtx" x.mtx b13.mtx
+  expect_exit 1 mmsolve P.mtx bP.mtx --method gmres --restart 5 --max-iter 10 --device cuda -o xn.mtx
+  expect_stderr "not converged after 10 iterations"
+  grep -q '^% mmsolve: not converged after 10 iterations' xn.mtx && pass "cuda: x marked" || fail "cuda: x not marked"
+  expect_exit 5 mmsolve swap.mtx b2.mtx --method gauss --device cuda -o target.mtx
+  expect_stderr "zero pivot in column 1"
+  expect_exit 5 mmsolve "$CORPUS/west0479.mtx" bw.mtx --method cg --precond jacobi --device cuda -o target.mtx
+  expect_stderr "zero diagonal entry in row 1"
+  same_files target.mtx <(echo keep)
+  expect_exit 0 mmsolve S3.mtx bS3.mtx --method cg --device cuda --repeat 3 -q --timing g.jsonl
+  "$PY" - g.jsonl <<'PYEOF' && pass "cuda: timing record" || fail "cuda: timing record: $(cat g.jsonl)"
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+assert r["impl"] == "cg/cuda" and r["converged"] and r["iterations"] > 0, r
+assert "h2d" in r["phases"] and r["flops"] > 0 and r["relative_residual"] <= 2e-8, r
+PYEOF
+else
+  expect_exit 4 mmsolve D.mtx bD.mtx --device cuda
+  expect_exit 4 mmsolve S.mtx bS.mtx --method cg --impl cuda
+  expect_stderr "needs a GPU"
+fi
 finish

@@ -8,6 +8,7 @@
 #include "random_matrices.hpp"
 #include "solve.hpp"
 #include "spmv.hpp"
+#include "gpu.hpp"
 #include "test_helpers.hpp"
 
 namespace mm {
@@ -71,9 +72,28 @@ SolveReport solve(const Impl<SolveMake<std::int32_t, T>>& impl, SolveMethod m,
   SolveReport rep;
   SolveProblem<std::int32_t, T> p{m, &d, &a, &b, &x, opt, &rep};
   auto r = impl.make(p);
+  r->upload();
   r->run();
   r->run();  // a repeat solves again from scratch
+  r->download();
   return rep;
+}
+
+// The implementations of M that can run here (CUDA ones only where a GPU is present).
+template <class T>
+std::vector<Impl<SolveMake<std::int32_t, T>>> runnable_impls(SolveMethod m) {
+  std::vector<Impl<SolveMake<std::int32_t, T>>> out;
+  for (const auto& i : solve_impls<std::int32_t, T>(m))
+    if (test::runnable(i.device)) out.push_back(i);
+  return out;
+}
+
+// The implementation of M called NAME (the CPU ones are tested by name).
+template <class T>
+const Impl<SolveMake<std::int32_t, T>>& named(SolveMethod m, const std::string& name) {
+  for (const auto& i : solve_impls<std::int32_t, T>(m))
+    if (i.name == name) return i;
+  throw std::logic_error("no solve impl " + name);
 }
 
 const std::vector<SolveMethod> kMethods{SolveMethod::lu,       SolveMethod::gauss,
@@ -91,7 +111,7 @@ TYPED_TEST(SolveTypes, EveryMethodSolvesAwkwardSizes) {
         if (m == SolveMethod::umfpack && is_complex_v<T>) continue;  // tested below: refused
         for (const bool jacobi : {false, true}) {
           if (jacobi && !is_iterative(m)) continue;
-          for (const auto& impl : solve_impls<std::int32_t, T>(m)) {
+          for (const auto& impl : runnable_impls<T>(m)) {
             Dense<T> x;
             IterOptions opt;
             opt.tol = single<T>() ? 1e-5 : 1e-10;
@@ -125,11 +145,9 @@ TEST(Solve, CpuMatchesRef) {
     ASSERT_TRUE(kind != "spd" || a.nnz() + a.rows >= 200000) << "too small to run in parallel";
     const Dense<double> b = test::random_dense<double>(a.rows, 1, 4);
     for (const SolveMethod m : {SolveMethod::cg, SolveMethod::bicgstab, SolveMethod::gmres}) {
-      const auto& impls = solve_impls<std::int32_t, double>(m);
       Dense<double> xr, xc;
-      const auto rr = solve(impls.back(), m, a, b, xr);
-      const auto rc = solve(impls.front(), m, a, b, xc);
-      ASSERT_EQ(impls.back().name, "ref");
+      const auto rr = solve(named<double>(m, "ref"), m, a, b, xr);
+      const auto rc = solve(named<double>(m, "cpu"), m, a, b, xc);
       EXPECT_TRUE(rr.converged && rc.converged) << method_name(m) << " " << kind;
       EXPECT_NEAR(static_cast<double>(rr.iterations), static_cast<double>(rc.iterations),
                   0.1 * static_cast<double>(rr.iterations) + 3)
@@ -150,7 +168,7 @@ TEST(Solve, GaussZeroPivotAndLuPivots) {
   const auto a = coo_to_csr(c);
   Dense<double> b(2, 1), x;
   b.data = {3, 5};
-  for (const auto& impl : solve_impls<std::int32_t, double>(SolveMethod::gauss)) {
+  for (const auto& impl : runnable_impls<double>(SolveMethod::gauss)) {
     try {
       solve(impl, SolveMethod::gauss, a, b, x);
       ADD_FAILURE() << impl.name << ": no zero pivot";
@@ -158,12 +176,12 @@ TEST(Solve, GaussZeroPivotAndLuPivots) {
       EXPECT_EQ(std::string(e.what()), zero_pivot_message(0, false)) << impl.name;
     }
   }
-  for (const auto& impl : solve_impls<std::int32_t, double>(SolveMethod::lu)) {
+  for (const auto& impl : runnable_impls<double>(SolveMethod::lu)) {
     solve(impl, SolveMethod::lu, a, b, x);
     EXPECT_EQ(x.data, (std::vector<double>{5, 3})) << impl.name;
   }
   c.val = {0, 1};  // a zero column
-  EXPECT_THROW(solve(solve_impls<std::int32_t, double>(SolveMethod::umfpack)[0],
+  EXPECT_THROW(solve(named<double>(SolveMethod::umfpack, "umfpack"),
                      SolveMethod::umfpack, coo_to_csr(c), b, x),
                NumericalError);
 }
@@ -172,7 +190,7 @@ TEST(Solve, NonConvergenceIsReportedWithXWritten) {
   const auto a = system<double>(200, false, 9);
   const Dense<double> b = test::random_dense<double>(200, 1, 10);
   for (const SolveMethod m : {SolveMethod::cg, SolveMethod::bicgstab, SolveMethod::gmres}) {
-    for (const auto& impl : solve_impls<std::int32_t, double>(m)) {
+    for (const auto& impl : runnable_impls<double>(m)) {
       IterOptions opt;
       opt.max_iter = 2;
       opt.restart = 1;
@@ -190,7 +208,7 @@ TEST(Solve, UnsupportedAndBadDiagonal) {
   const auto ac = system<std::complex<double>>(10, false, 1);
   const Dense<std::complex<double>> bc(10, 1, 1.0);
   Dense<std::complex<double>> xc;
-  EXPECT_THROW(solve(solve_impls<std::int32_t, std::complex<double>>(SolveMethod::umfpack)[0],
+  EXPECT_THROW(solve(named<std::complex<double>>(SolveMethod::umfpack, "umfpack"),
                      SolveMethod::umfpack, ac, bc, xc),
                InputError);
   Coo<std::int32_t, double> c;
@@ -201,7 +219,7 @@ TEST(Solve, UnsupportedAndBadDiagonal) {
   IterOptions opt;
   opt.jacobi = true;
   Dense<double> b(2, 1, 1.0), x;
-  EXPECT_THROW(solve(solve_impls<std::int32_t, double>(SolveMethod::gmres)[0], SolveMethod::gmres,
+  EXPECT_THROW(solve(named<double>(SolveMethod::gmres, "cpu"), SolveMethod::gmres,
                      coo_to_csr(c), b, x, opt),
                NumericalError);
 }
@@ -227,7 +245,7 @@ TEST(Solve, CorpusSystems) {
       Dense<V> b(a.rows, 1);
       const std::vector<V> ones(static_cast<std::size_t>(a.rows), V(1));
       spmv_ref(a, ones.data(), b.data.data(), V(1), V(0));
-      for (const auto& impl : solve_impls<std::int32_t, V>(cs.m)) {
+      for (const auto& impl : runnable_impls<V>(cs.m)) {
         IterOptions opt;
         opt.jacobi = cs.jacobi;
         opt.tol = cs.tol / 2;
