@@ -1,71 +1,113 @@
-// OpenMP transposes: tiled out of place, tile-pair swaps in place, CSR by a parallel
-// counting sort.
+// OpenMP transposes: out of place in blocks of register tiles, tile-pair swaps in place, CSR
+// by a parallel counting sort.
 #include "transpose.hpp"
 
-#include <emmintrin.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
+#include <stdexcept>
+#include <string>
 #include <utility>
+
+#include "cpu/transpose_cpu.hpp"
+#include "cpu/transpose_tiles.hpp"
 
 namespace mm {
 
 namespace {
 
-// Tile edge in elements: a tile row is at least one 64-byte line for every value type.
-// 8-byte values: 64 (measured on the 2-core Xeon, 8192^2 doubles, streamed stores:
-// 0.38 of copy bandwidth at 32, 0.48 at 64, 0.36 at 128).
+using transpose_tiles::Grid;
+using transpose_tiles::kEdge;
+
+// In-place tile edge in values: a tile row is at least one 64-byte line for every value type.
 template <class T>
 constexpr std::int64_t default_tile() {
   return sizeof(T) >= 16 ? 16 : 64;
 }
 
-// One tile of B = A^T: rows [i0, i1) and columns [j0, j1) of A. Destination rows are the
-// inner loop's target so every store of a B row goes to consecutive addresses.
+// Out of place, on 4 KiB pages, TLB misses rather than DRAM bound a transpose whose stores
+// land in rows 64 KiB apart; two choices keep them down (measured on the 2-core Xeon under
+// load, 8192^2 doubles, AVX-512 tiles, streamed stores, ratio to a copy in the same round):
+//
+// Blocks of 64 x 64 register tiles: a block reads one 4 KiB page of each of its rows of A
+// and writes one of each of its rows of B (512 doubles), 1024 pages, within the second-level
+// TLB. One thread: 8 x 8192 strips 0.42, 64 x 64 blocks 0.59, 256 x 256 0.59, 512 x 512 0.72.
+constexpr std::int64_t kBlockTiles = 64;
+// Bands of 32 rows of A: each B row then takes 32 values (4 lines of doubles) on one visit to
+// its page. Doubles, 2 threads / 1 thread: bands of 8 rows 0.70 / 0.72, 16 rows 0.85 / 0.88,
+// 32 rows 0.92 / 0.90; floats 16 rows 0.81 / 0.64, 32 rows 0.97 / 0.74, 64 rows 0.48 / 0.42
+// (more rows at once than the prefetchers follow).
+constexpr std::int64_t kBandRows = 32;
+
+// First index from P on whose address is a multiple of 64 bytes (0 when none can be: the
+// caller checks that P is T-aligned).
+template <class T>
+std::int64_t to_line(const T* p) {
+  const auto mis = reinterpret_cast<std::uintptr_t>(p) % 64;
+  return mis == 0 ? 0 : static_cast<std::int64_t>((64 - mis) / sizeof(T));
+}
+
+// Tile edges on B's lines when every B row starts at the same offset within a line (rows
+// a multiple of a line) and on A's lines likewise; else wherever they fall.
+template <class T>
+Grid make_grid(std::int64_t rows, std::int64_t cols, const T* a, T* b, std::int64_t block) {
+  constexpr std::int64_t E = kEdge<T>;
+  const auto t_aligned = [](const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % sizeof(T) == 0;
+  };
+  const bool b_lines = (rows * static_cast<std::int64_t>(sizeof(T))) % 64 == 0 && t_aligned(b);
+  const bool a_lines = (cols * static_cast<std::int64_t>(sizeof(T))) % 64 == 0 && t_aligned(a);
+  Grid g;
+  g.rows = rows;
+  g.cols = cols;
+  g.stream = b_lines;
+  const std::int64_t oi = b_lines ? to_line(b) : 0, oj = a_lines ? to_line(a) : 0;
+  g.si = oi == 0 ? 0 : oi - E;
+  g.sj = oj == 0 ? 0 : oj - E;
+  g.nti = (rows - g.si + E - 1) / E;
+  g.ntj = (cols - g.sj + E - 1) / E;
+  g.bti = g.btj = block > 0 ? std::max<std::int64_t>(1, block / E) : kBlockTiles;
+  g.band = kBandRows / E;
+  return g;
+}
+
+template <class T>
+using BlockFn = void (*)(const Grid&, const T*, T*, std::int64_t, std::int64_t);
+
 template <bool Conj, class T>
-void tile_out_of_place(std::int64_t rows, std::int64_t cols, const T* __restrict a, T* __restrict b,
-                       std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-  if constexpr (sizeof(T) == 8 && !is_complex_v<T>) {
-    // 8-byte values (double, int64) in 16-byte aligned pairs: streamed past the caches.
-    // A transpose writes every line of B once and never reads it back, so the ordinary
-    // read-for-ownership of each destination line is a third more traffic; the copy it
-    // is measured against (glibc memcpy) streams the same way. SSE2 is x86-64 baseline.
-    if ((i1 - i0) % 2 == 0 && i0 % 2 == 0 && rows % 2 == 0 &&
-        reinterpret_cast<std::uintptr_t>(b) % 16 == 0) {
-      for (std::int64_t j = j0; j < j1; ++j) {
-        T* brow = b + j * rows;
-        const T* acol = a + j;
-        for (std::int64_t i = i0; i < i1; i += 2) {
-          long long lo, hi;
-          std::memcpy(&lo, acol + i * cols, 8);
-          std::memcpy(&hi, acol + (i + 1) * cols, 8);
-          _mm_stream_si128(reinterpret_cast<__m128i*>(brow + i), _mm_set_epi64x(hi, lo));
-        }
-      }
-      return;
-    }
-  }
-  for (std::int64_t j = j0; j < j1; ++j) {
-    T* __restrict brow = b + j * rows;
-    const T* __restrict acol = a + j;
-    for (std::int64_t i = i0; i < i1; ++i) brow[i] = maybe_conj<Conj>(acol[i * cols]);
+BlockFn<T> block_fn(TransposeIsa isa) {
+  switch (isa) {
+#ifdef MM_TRANSPOSE_X86
+    case TransposeIsa::avx512:
+      return transpose_tiles::block_avx512<T, Conj>;
+    case TransposeIsa::sse2:
+      return transpose_tiles::block_sse2<T, Conj>;
+#endif
+    default:
+      return transpose_tiles::block_portable<T, Conj>;
   }
 }
 
 template <bool Conj, class T>
 void blocked(std::int64_t rows, std::int64_t cols, const T* a, T* b, int threads,
-             std::int64_t tile) {
-  const std::int64_t tr = (rows + tile - 1) / tile, tc = (cols + tile - 1) / tile;
-  // Tiles are handed out along A's rows so that each thread streams through whole
-  // stripes of A and writes its own columns of B.
-#pragma omp parallel for num_threads(threads) collapse(2) schedule(static)
-  for (std::int64_t bi = 0; bi < tr; ++bi)
-    for (std::int64_t bj = 0; bj < tc; ++bj)
-      tile_out_of_place<Conj>(rows, cols, a, b, bi * tile, std::min(rows, (bi + 1) * tile),
-                              bj * tile, std::min(cols, (bj + 1) * tile));
-  _mm_sfence();  // streamed stores visible before anyone reads B
+             std::int64_t block, TransposeIsa isa) {
+  if (rows == 0 || cols == 0) return;
+  const Grid g = make_grid(rows, cols, a, b, block);
+  const BlockFn<T> fn = block_fn<Conj, T>(isa);
+  const std::int64_t nbi = (g.nti + g.bti - 1) / g.bti, nbj = (g.ntj + g.btj - 1) / g.btj;
+  // Blocks handed out along A's rows: each thread reads whole stripes of A.
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for collapse(2) schedule(static) nowait
+    for (std::int64_t bi = 0; bi < nbi; ++bi)
+      for (std::int64_t bj = 0; bj < nbj; ++bj) fn(g, a, b, bi, bj);
+#ifdef MM_TRANSPOSE_X86
+    // Streamed stores are weakly ordered: every thread fences its own before the region's
+    // closing barrier, so B is complete for whoever reads it next.
+    _mm_sfence();
+#endif
+  }
 }
 
 // Tiles (I, J) and (J, I), I < J: each element of one swapped with its mirror in the other.
@@ -108,15 +150,63 @@ void inplace(std::int64_t n, T* a, int threads, std::int64_t tile) {
 
 }  // namespace
 
+bool transpose_isa_available(TransposeIsa isa) {
+  switch (isa) {
+#ifdef MM_TRANSPOSE_X86
+    case TransposeIsa::avx512: {
+      static const bool has = __builtin_cpu_supports("avx512f");  // CPU and OS (XCR0) support
+      return has;
+    }
+    case TransposeIsa::sse2:
+      return true;  // x86-64 baseline
+#else
+    case TransposeIsa::avx512:
+    case TransposeIsa::sse2:
+      return false;
+#endif
+    default:
+      return true;
+  }
+}
+
+TransposeIsa transpose_best_isa() {
+  for (const TransposeIsa isa : {TransposeIsa::avx512, TransposeIsa::sse2})
+    if (transpose_isa_available(isa)) return isa;
+  return TransposeIsa::portable;
+}
+
+const char* transpose_isa_name(TransposeIsa isa) {
+  switch (isa) {
+    case TransposeIsa::best:
+      return "best";
+    case TransposeIsa::avx512:
+      return "avx512";
+    case TransposeIsa::sse2:
+      return "sse2";
+    case TransposeIsa::portable:
+      return "portable";
+  }
+  return "?";
+}
+
+template <class T>
+void transpose_cpu_blocked_isa(std::int64_t rows, std::int64_t cols, const T* a, T* b,
+                               bool conjugate, int threads, std::int64_t block, TransposeIsa isa) {
+  if (isa == TransposeIsa::best) isa = transpose_best_isa();
+  if (!transpose_isa_available(isa))
+    throw std::invalid_argument(std::string("transpose: this processor has no ") +
+                                transpose_isa_name(isa));
+  threads = std::max(1, threads);
+  if (conjugate && is_complex_v<T>)
+    blocked<true>(rows, cols, a, b, threads, block, isa);
+  else
+    blocked<false>(rows, cols, a, b, threads, block, isa);
+}
+
 template <class T>
 void transpose_cpu_blocked(std::int64_t rows, std::int64_t cols, const T* a, T* b, bool conjugate,
                            int threads, std::int64_t tile) {
-  if (tile <= 0) tile = default_tile<T>();
-  threads = std::max(1, threads);
-  if (conjugate && is_complex_v<T>)
-    blocked<true>(rows, cols, a, b, threads, tile);
-  else
-    blocked<false>(rows, cols, a, b, threads, tile);
+  transpose_cpu_blocked_isa(rows, cols, a, b, conjugate, threads, tile, TransposeIsa::best);
 }
 
 template <class T>
@@ -199,9 +289,11 @@ void transpose_cpu_csr2csc(const Csr<I, T>& a, Csr<I, T>& t, bool conjugate, int
   }
 }
 
-#define MM_TRANSPOSE_CPU(T)                                                                   \
-  template void transpose_cpu_blocked<T>(std::int64_t, std::int64_t, const T*, T*, bool, int, \
-                                         std::int64_t);                                       \
+#define MM_TRANSPOSE_CPU(T)                                                                       \
+  template void transpose_cpu_blocked<T>(std::int64_t, std::int64_t, const T*, T*, bool, int,     \
+                                         std::int64_t);                                           \
+  template void transpose_cpu_blocked_isa<T>(std::int64_t, std::int64_t, const T*, T*, bool, int, \
+                                             std::int64_t, TransposeIsa);                         \
   template void transpose_cpu_inplace<T>(std::int64_t, T*, bool, int, std::int64_t);
 MM_TRANSPOSE_VALUE_TYPES(MM_TRANSPOSE_CPU)
 
