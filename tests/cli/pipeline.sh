@@ -1,0 +1,92 @@
+# Makefile.pipeline end to end on a tiny selection with the binaries of $MM_BIN: the main job
+# writes checked records, the report's tables and PNG plots; a second run does nothing; a
+# changed input reruns only what depends on it; bad SCALE / DEVICE are refused.
+source "$(dirname "$0")/common.bash"
+cd "$TMP"
+if ! command -v make > /dev/null; then echo "skip: no make here, Makefile.pipeline cannot run"; exit 0; fi
+R=$TMP/results
+# Sizes a 2-core machine runs in seconds; IMPLS keeps the variants to a few per experiment.
+# DEVICE=cpu: the same selection everywhere; the GPU machine adds a DEVICE=cuda run below.
+sel=(DEVICE=cpu SIZES="32 16 494_bus west0479"
+     IMPLS="ref cpu cpu-blocked cpu-csr cpu-sym cpu-stencil ref-stencil")
+pl() { make -f "$MM_ROOT/Makefile.pipeline" --no-print-directory NOBUILD=1 BIN="$MM_BIN" RESULTS="$R" "$@"; }
+
+# ---- the main job ----------------------------------------------------------------------------
+if pl "${sel[@]}" > run1.log 2>&1; then pass "main job exits 0"; else
+  fail "main job failed: $(tail -20 run1.log)"; fi
+grep -q '^\[add\] *cpu 32$' run1.log && grep -q '^\[check\] *spmv cpu-csr' run1.log &&
+  pass "one progress line per step" || fail "progress lines missing: $(head -20 run1.log)"
+for exp in add mul lu transpose spmv jacobi jacobi-tol solve; do
+  grep -q "^## $exp: " "$R/report.md" && pass "report has a section for $exp" ||
+    fail "report lacks $exp"
+done
+# A table row: size, variant, device, time, GFLOP/s, GB/s, vs ref, of peak.
+grep -Eq '^\| 32 \| cpu-blocked \| cpu \| [0-9.]+ (s|ms|us) \| [0-9.e+-]+ \| [0-9.e+-]+ \| [0-9.e+-]+x \| [0-9]+% \|$' \
+  "$R/report.md" && pass "mul table row with speedup and fraction of peak" ||
+  fail "no complete mul row: $(grep -A4 '^## mul' "$R/report.md")"
+grep -q '^| add | 2 | 2 | cpu (cpu) at 32 |' "$R/summary-experiments.md" &&
+  grep -q '^| add | 2 | 2 | cpu (cpu) at 32 |' run1.log && pass "summary table printed" ||
+  fail "summary: $(cat "$R/summary-experiments.md")"
+grep -Eq '^\| copy \| .* GB/s \|' "$R/report.md" && grep -Eq '^\| gemm \| .* GFLOP/s \|' "$R/report.md" &&
+  pass "measured ceilings in the report" || fail "ceilings missing"
+# The records are the tools' own: a median matching the table's source.
+rec=$R/timings/add/ref-32.jsonl
+$PY - "$rec" <<'EOF' && pass "timing record is the tool's JSON with a compute median" || fail "bad record $rec"
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+assert r["tool"] == "mmadd" and r["impl"] == "ref" and r["phases"]["compute"]["median"] > 0
+assert r["inputs"][0]["rows"] == 32 and r["phases"]["compute"]["repeats"] == 3
+EOF
+# cpu-sym takes only symmetric files: west0479 is general, so n/a (exit 3), not a failure.
+grep -q '"status":"n/a"' "$R/timings/spmv/cpu-sym-west0479.jsonl" &&
+  grep -q 'cpu-sym.*west0479' "$R/report.md" && pass "n/a recorded and reported" ||
+  fail "cpu-sym on west0479 not n/a"
+grep -q '^None\.$' "$R/report.md" && pass "no failures" || fail "failures: $(grep -A5 '^## Failures' "$R/report.md")"
+nok=$(ls "$R"/check/*/*.ok | wc -l)
+((nok >= 15)) && pass "$nok experiment checks" || fail "only $nok experiment checks"
+grep -l '^ok' "$R"/check/spmv/cpu-csr-chk_plaw.ok > /dev/null && grep -q '^\$ .*mmcheck compare' \
+  "$R/logs/spmv/check-cpu-csr-chk_plaw.log" && pass "spmv checked by mmcheck compare" ||
+  fail "spmv check: $(cat "$R"/logs/spmv/check-cpu-csr-chk_plaw.log)"
+if command -v gnuplot > /dev/null; then
+  n=0
+  for png in "$R"/plots/{add,mul,lu,transpose,spmv,jacobi,solve}-{time,rate}.png; do
+    [[ $(head -c 8 "$png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] && n=$((n + 1)) ||
+      fail "$png is not a PNG"
+  done
+  ((n == 14)) && pass "14 PNG plots" || true
+  grep -q '](plots/mul-rate.png)' "$R/report.md" && pass "report links its plots" || fail "no plot links"
+else
+  echo "skip: no gnuplot here, plots not drawn (plots/*.gp written)"
+fi
+
+# ---- incremental -------------------------------------------------------------------------------
+pl "${sel[@]}" > run2.log 2>&1 || fail "second run failed: $(tail run2.log)"
+if grep -E '^\[[a-z-]+\] ' run2.log; then fail "second run did work"; else pass "second run does nothing"; fi
+pl -q "${sel[@]}" experiments check && pass "make -q: up to date" || fail "make -q: not up to date"
+sleep 1
+touch "$R/data/dense/16-a.mtx"
+pl "${sel[@]}" experiments > run3.log 2>&1 || fail "third run failed"
+grep -q '^\[add\] *ref 16$' run3.log && ! grep -q '^\[add\] *ref 32$' run3.log &&
+  ! grep -q '^\[spmv\]' run3.log && pass "a changed input reruns only its steps" ||
+  fail "third run: $(cat run3.log)"
+
+# ---- the CUDA variants through the pipeline, where a GPU exists ------------------------------
+if nvidia-smi -L > /dev/null 2>&1; then
+  R=$TMP/results-cuda
+  if pl DEVICE=cuda SIZES="32 16 494_bus" > cuda.log 2>&1; then pass "DEVICE=cuda run exits 0"; else
+    fail "DEVICE=cuda run failed: $(grep -A2 FAILED cuda.log | head -20)"; fi
+  grep -Eq '^\| 32 \| cuda-[a-z0-9-]+ \| gpu \|' "$R/report.md" && pass "gpu rows in the report" ||
+    fail "no gpu rows: $(head -40 "$R/report.md")"
+  grep -q '^None\.$' "$R/report.md" && pass "no failures on the GPU" ||
+    fail "GPU failures: $(grep -A20 '^## Failures' "$R/report.md")"
+  R=$TMP/results
+else
+  echo "skip: no GPU here, the DEVICE=cuda run is left out"
+fi
+
+# ---- refused settings ----------------------------------------------------------------------------
+expect_exit 2 pl SCALE=huge experiments
+expect_stderr "SCALE must be small or full, not 'huge'"
+expect_exit 2 pl DEVICE=tpu experiments
+expect_stderr "DEVICE must be auto, cpu, cuda or all"
+finish
