@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole GPU session in one call on the lent GPU machine: unpack the carried build
 # (scripts/pack-for-device.sh), run every unit and CLI test (CUDA implementations
-# included), then every benchmark with --device cuda. Eight logs land in $OUT:
-# summary.txt unit.log cli.log bench_{spmv,gemm,jacobi,add,transpose}.txt.
+# included), then the benchmarks with --device cuda. Logs land in $OUT: summary.txt
+# unit.log cli.log bench_<name>.txt.
+#   TESTS=0 skips the tests; BENCHES="lu spgemm" picks benchmarks (default: all of
+#   spmv gemm jacobi add transpose lu spgemm solve); TEST_FILTER=regex picks test programs.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 carry=$root/.carry
@@ -20,15 +22,19 @@ summary=$out/summary.txt
 } | tee "$summary"
 status=0
 for t in "$B"/test_*; do
-  if "$t" --gtest_brief=1 >> "$out/unit.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
+  [[ ${TESTS:-1} == 0 ]] && break
+  [[ $(basename "$t") =~ ${TEST_FILTER:-.} ]] || continue
+  if timeout 240 "$t" --gtest_brief=1 >> "$out/unit.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
   echo "$(basename "$t"): $r ($(grep -E '^\[  (PASSED|SKIPPED|FAILED) ' "$out/unit.log" | tail -3 | tr '\n' ' '))" |
     tee -a "$summary"
   echo "=== end $(basename "$t")" >> "$out/unit.log"
 done
 for t in "$root"/tests/cli/*.sh; do
+  [[ ${TESTS:-1} == 0 ]] && break
   name=$(basename "$t" .sh)
+  [[ cli.$name =~ ${TEST_FILTER:-.} ]] || continue
   echo "=== cli.$name" >> "$out/cli.log"
-  if bash "$t" >> "$out/cli.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
+  if timeout 240 bash "$t" >> "$out/cli.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
   echo "cli.$name: $r ($(tail -1 "$out/cli.log"))" | tee -a "$summary"
 done
 bench() {  # name command...
@@ -37,10 +43,23 @@ bench() {  # name command...
   echo "=== $* ($(date -u +%T))" > "$out/bench_$name.txt"
   timeout 300 "$@" >> "$out/bench_$name.txt" 2>&1 || echo "bench $name: exit $?" | tee -a "$summary"
 }
-bench spmv "$B/spmv_bench" --device cuda
-bench gemm "$B/gemm_bench" --device cuda
-bench jacobi "$B/jacobi_bench" --device cuda
-bench add "$B/add_bench" --device cuda
-bench transpose "$B/transpose_bench" --device cuda --repeat 20
+# CPU cg against CUDA cg on a 2.1M-row poisson3d system (a script: `timeout` runs programs).
+solve_bench='d=/tmp/mm-solve-bench; mkdir -p $d
+  $B/mmgen poisson3d --n 128 -o $d/p3.mtx && $B/mmgen rhs $d/p3.mtx -o $d/b3.mtx || exit 1
+  $B/mmsolve $d/p3.mtx $d/b3.mtx --method cg --device cpu -q --timing - || exit 1
+  for ce in 20 1; do
+    $B/mmsolve $d/p3.mtx $d/b3.mtx --method cg --device cuda --warmup 1 --repeat 5 \
+      --check-every $ce -q --timing - || exit 1
+  done'
+export B
+for b in ${BENCHES:-spmv gemm jacobi add transpose lu spgemm solve}; do
+  case $b in
+    spmv | gemm | jacobi | add | spgemm) bench $b "$B/${b}_bench" --device cuda ;;
+    transpose) bench transpose "$B/transpose_bench" --device cuda --repeat 20 ;;
+    lu) bench lu "$B/lu_bench" --device cuda --nb 0,128,256 ;;
+    solve) bench solve bash -c "$solve_bench" ;;
+    *) echo "unknown bench $b" | tee -a "$summary" ;;
+  esac
+done
 echo "overall tests: $([[ $status == 0 ]] && echo passed || echo FAILED)" | tee -a "$summary"
 exit $status

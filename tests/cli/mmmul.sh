@@ -96,8 +96,12 @@ mmmul "$CORPUS/west0479.mtx" - <"$CORPUS/west0479.mtx" >"$TMP/C.mtx" && mmcheck 
 if [[ -n $gpu ]]; then
   for impl in cusparse cuda-gustavson; do
     for name in bcsstk13 west0479 dwt_992; do
+      # The GPU sums each entry in another order than SciPy: where bcsstk13's terms of 1e20
+      # cancel, the difference is eps times the terms (about 1e4), not eps times the result.
+      atol=1e-3
+      [[ $name == bcsstk13 ]] && atol=1e6
       expect_exit 0 mmmul "$CORPUS/$name.mtx" "$CORPUS/$name.mtx" --impl "$impl" -o "$TMP/C.mtx"
-      expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/sq_$name.mtx" --rtol 1e-12 --atol 1e-3
+      expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/sq_$name.mtx" --rtol 1e-12 --atol $atol
     done
     expect_exit 0 mmmul "$TMP/afiroT.mtx" "$CORPUS/lp_afiro.mtx" --impl "$impl" -o "$TMP/C.mtx"
     expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/sq_afiro.mtx" --rtol 1e-13
