@@ -112,6 +112,19 @@ expect_exit 2 mmsolve D.mtx bD.mtx --precond ilu
 expect_exit 2 mmsolve D.mtx
 expect_exit 2 mmsolve S.mtx bS.mtx --method cg --check-every 0
 
+# A matrix singular to working precision (west0067 with a zero row, no exact zero pivot met):
+# every direct method refuses it with exit 5 and writes nothing, on every implementation.
+mmgen rhs "$CORPUS/comments_west0067.mtx" -o b67.mtx
+for method in lu gauss; do
+  for impl in $(impls "$method"); do
+    echo keep > x67.mtx
+    expect_exit 5 mmsolve "$CORPUS/comments_west0067.mtx" b67.mtx --method "$method" --impl "$impl" -o x67.mtx
+    expect_stderr "A is singular or too ill-conditioned"
+    same_files x67.mtx <(echo keep)
+  done
+done
+expect_exit 5 mmsolve "$CORPUS/comments_west0067.mtx" b67.mtx --method umfpack -o x67.mtx
+
 if [[ $gpu ]]; then
   # The GPU: the iterations near the CPU's, the same x whatever --check-every, 4 columns through
   # a pipe, single precision, the complex corpus matrix, non-convergence, refusals, the record.
