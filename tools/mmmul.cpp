@@ -141,14 +141,19 @@ int run(const Cli& cli) {
   if (mode_word != "auto" && mode_word != "gemm" && mode_word != "spgemm" && mode_word != "spmm" &&
       mode_word != "dsmm")
     throw UsageError("--mode must be auto, gemm, spgemm, spmm or dsmm, not '" + mode_word + "'");
-  if (c.list_impls) {
-    using I = std::int32_t;
-    using T = double;
-    const bool all = mode_word == "auto";
-    if (all || mode_word == "gemm") list_section(Mode::gemm, gemm_impls<T>());
-    if (all || mode_word == "spgemm") list_section(Mode::spgemm, spgemm_impls<I, T>());
-    if (all || mode_word == "spmm") list_section(Mode::spmm, spmm_impls<I, T>());
-    if (all || mode_word == "dsmm") list_section(Mode::dsmm, dsmm_impls<I, T>());
+  if (c.list_impls) {  // for --precision: some kernels exist in one precision only
+    auto list = [&]<class T>() {
+      using I = std::int32_t;
+      const bool all = mode_word == "auto";
+      if (all || mode_word == "gemm") list_section(Mode::gemm, gemm_impls<T>());
+      if (all || mode_word == "spgemm") list_section(Mode::spgemm, spgemm_impls<I, T>());
+      if (all || mode_word == "spmm") list_section(Mode::spmm, spmm_impls<I, T>());
+      if (all || mode_word == "dsmm") list_section(Mode::dsmm, dsmm_impls<I, T>());
+    };
+    if (c.precision == "single")
+      list.operator()<float>();
+    else
+      list.operator()<double>();
     return 0;
   }
   const auto files = cli.positionals("files");
