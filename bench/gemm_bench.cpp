@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
   std::int64_t n = 2048, ref_n = 512, slow_n = 4096;
   int warmup = 1, repeat = 5, threads = 0;
   std::string md, device = "cpu";
-  std::vector<std::string> precisions{"double", "single"};
+  std::vector<std::string> precisions{"double", "single"}, double_impls;
   po::options_description opts("gemm_bench options");
   opts.add_options()("help,h", "this help")(
       "device", po::value(&device)->default_value(device),
@@ -233,6 +233,8 @@ int main(int argc, char** argv) {
       "threads", po::value(&threads)->default_value(threads),
       "OpenMP and OpenBLAS threads (0: all cores)")(
       "precision", po::value(&precisions)->multitoken(), "double and/or single")(
+      "double-impls", po::value(&double_impls)->multitoken(),
+      "cuda: the double implementations of the main run (cublas is always measured first)")(
       "markdown", po::value(&md), "also write the table as Markdown to this path");
   po::variables_map vm;
   try {
@@ -259,12 +261,19 @@ int main(int argc, char** argv) {
       return 4;
     }
     std::vector<Row> rows;
+    // Every FP64 tensor-core variant beside cuBLAS (the first of the list: the ratios' base).
+    std::vector<std::string> dimpls{"cublas",        "cuda-tensor", "cuda-dmma-bk16",
+                                    "cuda-dmma-884", "cuda-wmma",   "cuda-regblock"};
+    if (!double_impls.empty()) {
+      dimpls = {"cublas"};
+      for (const auto& i : double_impls)
+        if (i != "cublas") dimpls.push_back(i);
+    }
     const std::vector<std::string> slow{"cublas",       "cuda-regblock", "cuda-tensor",
                                         "cuda-tiled32", "cuda-tiled16",  "cuda-naive"};
     for (const auto& p : precisions) {
       if (p == "double") {
-        run_cuda_size<double>(p, n, {"cublas", "cuda-tensor", "cuda-regblock"}, warmup, repeat,
-                              copy, rows);
+        run_cuda_size<double>(p, n, dimpls, warmup, repeat, copy, rows);
         if (slow_n > 0) run_cuda_size<double>(p, slow_n, slow, warmup, repeat, copy, rows);
       } else {
         run_cuda_size<float>(p, n, {"cublas", "cuda-regblock", "cuda-tensor", "cublas-tf32"},

@@ -2,9 +2,16 @@
 // implementation beside OpenBLAS / UMFPACK and the copy bandwidth measured in the same run.
 //
 // Formula: GB/s = bytes / median seconds / 1e9 with the kernels' own byte counts:
-// dense 2*n*n*8 (every value read once, written once); sparse
+// dense 2*n*n*sizeof(T) (every value read once, written once); sparse
 // 2*nnz*(4+8) + (rows+cols+2)*4 (int32 indices, double values). The copy ceiling counts
-// bytes read plus bytes written of a parallel memcpy of one dense matrix.
+// bytes read plus bytes written of a parallel copy of one dense matrix.
+//
+// --device cpu, dense out of place (double, then float): rounds of copy / cpu-blocked pairs
+// on the same thread count (all cores, then one), the copy the faster of glibc memcpy and a
+// streamed SSE2 copy in that round; "of copy" is the ratio within each round (min / median /
+// max), so that load from other processes hits both sides alike. Every timed run reads the
+// next of several inputs in turn, so that the inputs read between two uses of one exceed
+// twice the last-level cache (the VM here reports 480 MiB) and none is read from cache.
 //
 // --device cuda: every CUDA implementation through its runner (median of CUDA-event-timed
 // runs after warm-up, transfers excluded) on n x n double and float (8192^2 doubles: 512 MiB,
@@ -24,6 +31,8 @@
 #include <boost/program_options.hpp>
 
 #include "bench_common.hpp"
+#include "copy_ceiling.hpp"
+#include "cpu/transpose_cpu.hpp"
 #include "device.hpp"
 #include "transpose.hpp"
 
@@ -38,6 +47,10 @@ struct Options {
   int nnz_per_row = 8;
   int repeat = 5, warmup = 1, threads = 0;
   std::string commit, device = "cpu";
+  std::int64_t block = 0;    // cpu-blocked block edge in values (0: the kernel's default)
+  std::string isa = "best";  // cpu-blocked instruction set
+  int rotate = 0;            // dense inputs taken in turn (0: enough to defeat the L3)
+  bool pairs_only = false;   // only the dense copy / cpu-blocked pairs
 };
 
 struct Row {
@@ -54,12 +67,13 @@ std::uint64_t splitmix(std::uint64_t& s) {
 }
 
 // First touch by the threads that later work on each part, as the kernels do.
-void fill(std::vector<double>& v, std::uint64_t seed, int threads) {
+template <class T>
+void fill(std::vector<T>& v, std::uint64_t seed, int threads) {
   const auto n = static_cast<std::int64_t>(v.size());
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (std::int64_t k = 0; k < n; ++k) {
     std::uint64_t s = seed + static_cast<std::uint64_t>(k);
-    v[k] = static_cast<double>(splitmix(s) >> 11) * 0x1p-53;
+    v[k] = static_cast<T>(static_cast<double>(splitmix(s) >> 11) * 0x1p-53);
   }
 }
 
@@ -147,6 +161,22 @@ class Bench {
                      {"commit", o_.commit}});
     rows_.push_back({op, "copy (memcpy)", threads(), 0, gbps});
   }
+  // A CPU row measured in rounds paired with the copy ceiling (see dense_paired): the copy's
+  // row when IMPL is the copy, EXTRA merged into its record.
+  void paired(const std::string& op, const std::string& impl, int threads, double bytes,
+              const mm::PhaseStats& s, const json& extra) {
+    const double gbps = bytes / s.median * 1e-9;
+    json j = {
+        {"bench", "transpose"}, {"op", op},
+        {"impl", impl},         {"threads", threads},
+        {"bytes", bytes},       {"repeats", s.repeats},
+        {"warmup", o_.warmup},  {"seconds", {{"min", s.min}, {"median", s.median}, {"max", s.max}}},
+        {"gbps", gbps},         {"device", mm::cpu_model()},
+        {"commit", o_.commit}};
+    j.update(extra);
+    mm::bench::emit(j);
+    rows_.push_back({op, impl, threads, impl == "copy (memcpy)" ? 0 : s.median, gbps});
+  }
   double gbps(const std::string& op, const std::string& impl) const {
     for (const auto& r : rows_)
       if (r.op == op && r.impl == impl) return r.gbps;
@@ -181,6 +211,93 @@ class Bench {
   std::vector<Row> rows_;
 };
 
+// Inputs taken in turn: those read between two uses of one exceed twice the LLC.
+std::size_t rotation(const Options& o, std::size_t matrix_bytes) {
+  if (o.rotate > 0) return static_cast<std::size_t>(o.rotate);
+  const std::size_t llc = std::max<std::size_t>(mm::bench::llc_bytes(), std::size_t{64} << 20);
+  return 1 + (2 * llc + matrix_bytes - 1) / matrix_bytes;
+}
+
+mm::TransposeIsa parse_isa(const std::string& name) {
+  for (const auto isa : {mm::TransposeIsa::best, mm::TransposeIsa::avx512, mm::TransposeIsa::sse2,
+                         mm::TransposeIsa::portable})
+    if (name == mm::transpose_isa_name(isa))
+      return isa == mm::TransposeIsa::best ? mm::transpose_best_isa() : isa;
+  throw std::runtime_error("--isa: best, avx512, sse2 or portable, not " + name);
+}
+
+// Rounds of (memcpy, streamed copy, cpu-blocked) on THREADS, each run reading the next of
+// IN; the ratio to the faster copy taken within each round (see the top of the file).
+template <class T>
+void dense_paired(Bench& b, const Options& o, const std::string& op, int threads,
+                  const std::vector<std::vector<T>>& in, std::vector<T>& out) {
+  const std::int64_t n = o.n;
+  const mm::TransposeIsa isa = parse_isa(o.isa);
+  const std::size_t matrix = out.size() * sizeof(T);
+  const double bytes = mm::transpose_dense_bytes(n, n, sizeof(T));
+  std::cerr << "transpose_bench: " << op << " copy / cpu-blocked pairs (" << threads << " threads, "
+            << mm::transpose_isa_name(isa) << ", " << in.size() << " inputs in turn)" << std::endl;
+  std::size_t turn = 0;
+  const auto timed = [&](const std::function<void(const T*)>& f) {
+    const T* src = in[turn++ % in.size()].data();
+    const mm::Stopwatch w;
+    f(src);
+    return w.seconds();
+  };
+  std::vector<double> t_mem, t_stream, t_copy, t_blocked, ratio;
+  for (int r = -o.warmup; r < o.repeat; ++r) {
+    const double m =
+        timed([&](const T* src) { mm::bench::memcpy_copy(src, out.data(), matrix, threads); });
+    const double s =
+        timed([&](const T* src) { mm::bench::stream_copy(src, out.data(), matrix, threads); });
+    const double t = timed([&](const T* src) {
+      mm::transpose_cpu_blocked_isa(n, n, src, out.data(), false, threads, o.block, isa);
+    });
+    if (r < 0) continue;
+    t_mem.push_back(m);
+    t_stream.push_back(s);
+    t_copy.push_back(std::min(m, s));
+    t_blocked.push_back(t);
+    ratio.push_back(std::min(m, s) / t);
+  }
+  const auto gbps = [&](const std::vector<double>& t) {
+    return bytes / mm::summarize(t).median * 1e-9;
+  };
+  const mm::PhaseStats r = mm::summarize(ratio);
+  const json common = {
+      {"type", sizeof(T) == 4 ? "float" : "double"}, {"n", n}, {"inputs_in_turn", in.size()}};
+  json copy = common, blocked = common;
+  copy.update({{"formula",
+                "faster of glibc memcpy and a streamed SSE2 copy in each round: "
+                "bytes read + bytes written / seconds"},
+               {"memcpy_gbps", gbps(t_mem)},
+               {"stream_copy_gbps", gbps(t_stream)}});
+  blocked.update({{"isa", mm::transpose_isa_name(isa)},
+                  {"block", o.block},
+                  {"of_copy", {{"min", r.min}, {"median", r.median}, {"max", r.max}}}});
+  b.paired(op, "copy (memcpy)", threads, bytes, mm::summarize(t_copy), copy);
+  b.paired(op, "cpu-blocked", threads, bytes, mm::summarize(t_blocked), blocked);
+  std::fprintf(stderr,
+               "transpose_bench: %s: cpu-blocked at %.3f of copy (min %.3f, max %.3f; memcpy "
+               "%.1f, streamed copy %.1f, cpu-blocked %.1f GB/s)\n",
+               op.c_str(), r.median, r.min, r.max, gbps(t_mem), gbps(t_stream), gbps(t_blocked));
+}
+
+// Copy / cpu-blocked pairs for T on all threads, then on one (ops OP and OP + " 1 thread").
+template <class T>
+void dense_pairs_of(Bench& b, const Options& o, const std::string& op) {
+  const auto count = static_cast<std::size_t>(o.n * o.n);
+  std::vector<std::vector<T>> in(rotation(o, count * sizeof(T)));
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    in[k].resize(count);
+    fill(in[k], 10 + k, o.threads);
+  }
+  std::vector<T> out(count);
+  fill(out, 3, o.threads);
+  dense_paired(b, o, op, o.threads, in, out);
+  if (o.threads > 1) dense_paired(b, o, op + " 1 thread", 1, in, out);
+}
+
 void dense(Bench& b, const Options& o) {
   const std::int64_t n = o.n;
   const int t = o.threads;
@@ -188,16 +305,13 @@ void dense(Bench& b, const Options& o) {
   const double bytes = mm::transpose_dense_bytes(n, n, sizeof(double));
   std::cerr << "transpose_bench: dense " << n << " x " << n << " double, " << bytes / 2e6
             << " MB a matrix" << std::endl;
-  b.ceiling("dense", mm::bench::copy_gbps(count * sizeof(double), t));
+  dense_pairs_of<double>(b, o, "dense");
+  dense_pairs_of<float>(b, o, "dense float");
+  if (o.pairs_only) return;
   b.ceiling("dense in place", b.gbps("dense", "copy (memcpy)"));
   std::vector<double> a(count), c(count);
   fill(a, 1, t);
   fill(c, 2, t);
-  b.time("dense", "cpu-blocked", t, bytes, o.repeat,
-         [&] { mm::transpose_cpu_blocked(n, n, a.data(), c.data(), false, t); });
-  if (t > 1)
-    b.time("dense", "cpu-blocked", 1, bytes, o.repeat,
-           [&] { mm::transpose_cpu_blocked(n, n, a.data(), c.data(), false, 1); });
   b.time("dense", "ref (naive)", 1, bytes, std::min(o.repeat, 3),
          [&] { mm::transpose_ref(n, n, a.data(), c.data(), false); });
   b.time("dense", "cblas_domatcopy", 1, bytes, o.repeat, [&] {
@@ -316,6 +430,14 @@ int main(int argc, char** argv) {
       "warmup", po::value(&o.warmup)->default_value(o.warmup), "untimed runs first")(
       "threads", po::value(&o.threads)->default_value(0), "threads (0: all cores)")(
       "commit", po::value(&o.commit), "commit id stored in each record")(
+      "block", po::value(&o.block)->default_value(o.block),
+      "cpu-blocked block edge in values (0: the kernel's default)")(
+      "isa", po::value(&o.isa)->default_value(o.isa),
+      "cpu-blocked instruction set: best, avx512, sse2, portable")(
+      "rotate", po::value(&o.rotate)->default_value(o.rotate),
+      "dense inputs taken in turn (0: enough that two uses of one are 2 x L3 apart)")(
+      "pairs-only", po::bool_switch(&o.pairs_only),
+      "--device cpu: only the dense copy / cpu-blocked pairs (double, float)")(
       "device", po::value(&o.device)->default_value(o.device),
       "cpu, or cuda: the CUDA implementations against cuBLAS / cuSPARSE (use --repeat 20)");
   try {
@@ -332,7 +454,7 @@ int main(int argc, char** argv) {
       gpu(b, o);
     } else {
       dense(b, o);
-      sparse(b, o);
+      if (!o.pairs_only) sparse(b, o);
     }
     b.table();
   } catch (const std::exception& e) {

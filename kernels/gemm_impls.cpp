@@ -79,8 +79,23 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
                    "cuBLAS Sgemm with TF32 tensor-op math: inputs rounded to TF32",
                    [](const GemmProblem<T>& p) { return make_gemm_cublas(p, true); }});
     } else {
+      // Full FP64 on the tensor cores: the mma.sync kernel in its shapes (the measured best
+      // first), then the first wmma kernel kept for the comparison.
+      auto dmma = [](DmmaConfig c) -> GemmMake<T> {
+        return [c](const GemmProblem<T>& p) { return make_gemm_dmma(p, c); };
+      };
       l.push_back({"cuda-tensor", Device::cuda,
-                   "tensor cores, wmma FP64 DMMA m8n8k4, 128x128 block tile (full double)",
+                   "tensor cores, FP64 mma.sync m16n8k4, 128x128 block, 64x32 warp tiles, "
+                   "3-stage cp.async pipeline of k slices of 32 (full double)",
+                   dmma(DmmaConfig::bk32)});
+      l.push_back({"cuda-dmma-bk16", Device::cuda, "cuda-tensor with k slices of 16 in 4 stages",
+                   dmma(DmmaConfig::bk16)});
+      l.push_back({"cuda-dmma-884", Device::cuda,
+                   "cuda-tensor with mma.sync m8n8k4 (the sm_80 shape), k slices of 16",
+                   dmma(DmmaConfig::m8n8k4)});
+      l.push_back({"cuda-wmma", Device::cuda,
+                   "tensor cores, wmma FP64 DMMA m8n8k4, 128x128 block tile, register-staged "
+                   "double buffer (full double)",
                    hand(GemmCudaKernel::tensor)});
       l.push_back(regblock);
     }

@@ -17,6 +17,12 @@ enum class GemmCudaKernel { naive, tiled16, tiled32, regblock, tensor };
 template <class T>
 std::unique_ptr<Runner> make_gemm_cuda(const GemmProblem<T>& p, GemmCudaKernel k);
 
+// FP64 tensor cores through mma.sync (kernels/cuda/gemm_dmma.cu): a 128x128 block tile fed by
+// a cp.async pipeline, warp tiles of 64x32 in registers; bk32: m16n8k4 (sm_90), k slices of 32
+// in 3 stages; bk16: slices of 16 in 4 stages; m8n8k4: the sm_80 shape, slices of 16.
+enum class DmmaConfig { bk32, bk16, m8n8k4 };
+std::unique_ptr<Runner> make_gemm_dmma(const GemmProblem<double>& p, DmmaConfig cfg);
+
 // cuBLAS ?gemm, every value type; TF32 (float only) lets cuBLAS use TF32 tensor cores.
 template <class T>
 std::unique_ptr<Runner> make_gemm_cublas(const GemmProblem<T>& p, bool tf32 = false);

@@ -1,4 +1,5 @@
-// Hand-written CUDA transposes: a thread per element (naive), 32x32 shared tiles (tiled),
+// Hand-written CUDA transposes: a thread per element (naive), 32x32 shared tiles (tiled32), 64x64
+// tiles moved as pairs (tiled64; tiled for float, swizzled),
 // mirrored tile pairs in place (square), and CSR -> CSC by a stable radix sort by column.
 #include <cub/cub.cuh>
 
@@ -88,6 +89,101 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Pairs of values a thread access (8 or 16 bytes), 32x8 threads over 64x64 tiles: each thread
+// moves eight pairs in and eight out, and a warp's row segments are 64 values long. ROWS and
+// COLS are even, so a pair is wholly inside or outside and aligned. The shared tile is of
+// single values with one pad column (for 4-byte values the column read is a 2-way bank
+// conflict). Measured on the H200 at 8192^2: 0.85 of copy for float (the 32x32 kernel 0.78),
+// 0.86 for double (the 32x32 kernel 0.90).
+template <class B>
+struct alignas(2 * sizeof(B)) Pair {
+  B v[2];
+};
+
+template <bool Complex, class B>
+__global__ void __launch_bounds__(kThreads)
+    tiled64_kernel(std::int64_t rows, std::int64_t cols, const B* __restrict__ in,
+                   B* __restrict__ out, bool conj) {
+  constexpr int S = 2 * kTile;
+  __shared__ B tile[S][S + 1];
+  const std::int64_t j0 = blockIdx.x * static_cast<std::int64_t>(S);
+  const int x = threadIdx.x;
+  for (std::int64_t i0 = blockIdx.y * static_cast<std::int64_t>(S); i0 < rows;
+       i0 += static_cast<std::int64_t>(gridDim.y) * S) {
+    Pair<B> r[S / kRows] = {};  // all loads issued before any shared store
+#pragma unroll
+    for (int q = 0; q < S / kRows; ++q) {
+      const int row = threadIdx.y + q * kRows;
+      if (i0 + row < rows && j0 + 2 * x < cols)
+        r[q] = *reinterpret_cast<const Pair<B>*>(in + (i0 + row) * cols + j0 + 2 * x);
+    }
+#pragma unroll
+    for (int q = 0; q < S / kRows; ++q)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) tile[threadIdx.y + q * kRows][2 * x + e] = r[q].v[e];
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < S / kRows; ++q) {  // B(j0 + row, i0 + 2x + e) = A(i0 + 2x + e, j0 + row)
+      const int row = threadIdx.y + q * kRows;
+      if (j0 + row < cols && i0 + 2 * x < rows) {
+        Pair<B> w;
+#pragma unroll
+        for (int e = 0; e < 2; ++e) w.v[e] = conj_bits<Complex>(tile[2 * x + e][row], conj);
+        *reinterpret_cast<Pair<B>*>(out + (j0 + row) * rows + i0 + 2 * x) = w;
+      }
+    }
+    __syncthreads();  // the next iteration refills the tile
+  }
+}
+
+// 4-byte values (float), 64x64 tiles moved as the double kernel moves its 32x32 ones: every
+// access 8 bytes, global and shared. A thread reads a pair from rows 2p and 2p+1 of A, the
+// 2x2 block [a b; c d], and transposes it in registers: (a, c) and (b, d) are pairs of rows
+// 2x and 2x+1 of the transpose. The shared tile holds the transpose as 64 rows of 32 pairs,
+// pair column p of row R stored at p ^ ((R / 2) % 16): the pair stores of a half warp (rows
+// 2x, x = 0..15, one p) and the row reads (one R, p = lane) then fall in 16 different 8-byte
+// banks, no conflict either way.
+__device__ __forceinline__ int swizzle(int row, int p) {
+  return p ^ ((row >> 1) & 15);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    pairs_kernel(std::int64_t rows, std::int64_t cols, const float* __restrict__ in,
+                 float* __restrict__ out) {
+  constexpr int S = 2 * kTile, P = kTile;  // tile side in values, row length in pairs
+  __shared__ float2 tile[S][P];
+  const std::int64_t j0 = blockIdx.x * static_cast<std::int64_t>(S);
+  const int x = threadIdx.x;
+  for (std::int64_t i0 = blockIdx.y * static_cast<std::int64_t>(S); i0 < rows;
+       i0 += static_cast<std::int64_t>(gridDim.y) * S) {
+    float2 top[P / kRows], bottom[P / kRows];  // rows 2p and 2p + 1, p = y + 8q
+#pragma unroll
+    for (int q = 0; q < P / kRows; ++q) {
+      const int p = threadIdx.y + q * kRows;
+      top[q] = bottom[q] = make_float2(0.f, 0.f);
+      if (i0 + 2 * p < rows && j0 + 2 * x < cols) {  // rows even: row 2p + 1 exists too
+        const float* a = in + (i0 + 2 * p) * cols + j0 + 2 * x;
+        top[q] = *reinterpret_cast<const float2*>(a);
+        bottom[q] = *reinterpret_cast<const float2*>(a + cols);
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < P / kRows; ++q) {
+      const int p = threadIdx.y + q * kRows;
+      tile[2 * x][swizzle(2 * x, p)] = make_float2(top[q].x, bottom[q].x);
+      tile[2 * x + 1][swizzle(2 * x + 1, p)] = make_float2(top[q].y, bottom[q].y);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < S / kRows; ++q) {  // row R of the tile's transpose, pair x
+      const int R = threadIdx.y + q * kRows;
+      if (j0 + R < cols && i0 + 2 * x < rows)
+        *reinterpret_cast<float2*>(out + (j0 + R) * rows + i0 + 2 * x) = tile[R][swizzle(R, x)];
+    }
+    __syncthreads();  // the next iteration refills the tile
+  }
+}
+
 // Square in place. Block work item K names the tile pair (I, J), I <= J, numbered column by
 // column (K = J(J+1)/2 + I), so that the grid covers only the upper triangle of tiles. Both
 // tiles are read before the barrier and written after it; no other block touches them.
@@ -149,10 +245,19 @@ class DenseRunner final : public cuda::CudaRunner {
   }
   void download() override { out_.download(p_.out, static_cast<std::size_t>(elements(p_))); }
 
+ private:
+  using B = bits_t<T>;
+
+  // 64x64 tiles: pairs of 4- or 8-byte values, both sides even.
+  bool pairs_fit() const { return sizeof(B) <= 8 && p_.rows % 2 == 0 && p_.cols % 2 == 0; }
+  dim3 grid64() const {
+    return dim3(static_cast<unsigned>((p_.cols + 63) / 64),
+                static_cast<unsigned>(std::min<std::int64_t>((p_.rows + 63) / 64, kMaxGridY)));
+  }
+
  protected:
   void launch() override {
     if (elements(p_) == 0) return;
-    using B = bits_t<T>;
     constexpr bool C = is_complex_v<T>;
     const auto* in = reinterpret_cast<const B*>(in_.get());
     auto* out = reinterpret_cast<B*>(out_.get());
@@ -163,6 +268,15 @@ class DenseRunner final : public cuda::CudaRunner {
                               std::min<std::int64_t>((p_.rows + kRows - 1) / kRows, kMaxGridY)));
       naive_kernel<C, B><<<grid, block>>>(p_.rows, p_.cols, in, out, p_.conjugate);
       MM_CUDA_LAUNCHED("transpose naive_kernel");
+    } else if (kernel_ == TransposeCudaKernel::tiled && std::is_same_v<T, float> && pairs_fit()) {
+      pairs_kernel<<<grid64(), block>>>(p_.rows, p_.cols, reinterpret_cast<const float*>(in),
+                                        reinterpret_cast<float*>(out));
+      MM_CUDA_LAUNCHED("transpose pairs_kernel");
+    } else if (kernel_ == TransposeCudaKernel::tiled64 && pairs_fit()) {
+      if constexpr (sizeof(B) <= 8) {
+        tiled64_kernel<C, B><<<grid64(), block>>>(p_.rows, p_.cols, in, out, p_.conjugate);
+        MM_CUDA_LAUNCHED("transpose tiled64_kernel");
+      }
     } else {
       const dim3 grid(gx, static_cast<unsigned>(
                               std::min<std::int64_t>((p_.rows + kTile - 1) / kTile, kMaxGridY)));

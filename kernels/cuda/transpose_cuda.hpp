@@ -10,9 +10,12 @@
 
 namespace mm {
 
-enum class TransposeCudaKernel { naive, tiled };
+enum class TransposeCudaKernel { naive, tiled, tiled32, tiled64 };
 
-// Out of place: a thread per element (naive) or 32x32 shared tiles (tiled).
+// Out of place: a thread per element (naive), 32x32 shared tiles of single values (tiled32),
+// 64x64 tiles moved as 8- or 16-byte pairs of 4- or 8-byte values (tiled64, where rows and
+// columns are both even, else as tiled32); tiled: float with even sides as 2x2 blocks
+// transposed in registers through a swizzled tile of pairs, every other type as tiled32.
 template <class T>
 std::unique_ptr<Runner> make_transpose_cuda(const DenseTransposeProblem<T>& p,
                                             TransposeCudaKernel k);

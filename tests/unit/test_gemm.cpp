@@ -103,7 +103,11 @@ std::vector<Dims> gpu_dims() {
                                          {1, 129, 64},
                                          {2, 2, 1000},
                                          {33, 40, 20000},
-                                         {1000, 1000, 4}})
+                                         {1000, 1000, 4},
+                                         // More than 8 rows of 128-row tiles: the FP64
+                                         // kernel's groups of 8 tile rows, the last partial.
+                                         {1100, 200, 36},
+                                         {2050, 70, 17}})
     d.push_back(x);
   return d;
 }

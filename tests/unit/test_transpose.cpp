@@ -76,9 +76,11 @@ const std::vector<Dims> kDenseShapes{{1, 1},    {31, 31},  {33, 33}, {1000, 1000
                                      {17, 300}, {300, 17}, {0, 0},   {0, 5},
                                      {5, 0},    {1, 77},   {77, 1},  {65, 129}};
 // On the GPU also: tile edges in both directions, and rows beyond what one grid covers
-// (65535 blocks of 32 and of 8 rows), so that the kernels' row loops run.
-const std::vector<Dims> kGpuExtraShapes{
-    {1000, 33}, {33, 1000}, {97, 2049}, {2200000, 1}, {2, 1100000}};
+// (65535 blocks of 32 and of 8 rows), so that the kernels' row loops run; even sides (the
+// paired 64x64 tiles of cuda-tiled) cut at tile edges, and beyond 65535 blocks of 64 rows.
+const std::vector<Dims> kGpuExtraShapes{{1000, 33},   {33, 1000}, {97, 2049}, {2200000, 1},
+                                        {2, 1100000}, {66, 130},  {130, 66},  {1000, 34},
+                                        {4194306, 2}, {128, 4096}};
 
 // One complete execution: upload, RUNS runs, download.
 void run_all(Runner& r, int runs = 1) {
