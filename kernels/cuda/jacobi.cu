@@ -1,11 +1,16 @@
-// CUDA Jacobi: the heated-room stencil (naive, coalesced, change reduced on the device) and
-// the fused sparse-system sweep, driven by a host loop that reads the change only at checks.
+// CUDA Jacobi: the heated-room stencil runner (naive, coalesced, partials kernels here; the
+// vectorised marching ones in stencil_march.cuh) and the fused sparse-system sweep, driven by a
+// host loop that reads the change only at checks (jacobi_drive.cuh).
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/jacobi_cuda.hpp"
+#include "cuda/jacobi_drive.cuh"
+#include "cuda/stencil_march.cuh"
 #include "cuda/warp.cuh"
 #include "instantiate.hpp"
 
@@ -32,32 +37,9 @@ constexpr int kReduceThreads = 1024;
 // slot (zeroed before), or one partial per block summed by sum_partials into the slot.
 enum class NormMode { none, atomic, partial };
 
-// The heated room's geometry as plain data for the kernels.
-struct Room {
-  std::int64_t n;
-  std::int64_t rx0, rx1, ry0, ry1, rz0, rz1;
-};
-
-__device__ __forceinline__ bool within(std::int64_t v, std::int64_t lo, std::int64_t hi) {
-  return v >= lo && v <= hi;
-}
-
-// |v - old|^2 in double, the difference taken in the value type as the reference does.
-__device__ __forceinline__ double sq_change(float v, float old) {
-  const double d = v - old;
-  return d * d;
-}
-__device__ __forceinline__ double sq_change(double v, double old) {
-  const double d = v - old;
-  return d * d;
-}
-template <class R>
-__device__ __forceinline__ double sq_change(::cuda::std::complex<R> v,
-                                            ::cuda::std::complex<R> old) {
-  const auto d = v - old;
-  const double re = d.real(), im = d.imag();
-  return re * re + im * im;
-}
+using stencil::Room;
+using stencil::sq_change;
+using stencil::within;
 
 // Every thread of the block calls this (it holds barriers).
 template <NormMode M>
@@ -220,83 +202,8 @@ __global__ void __launch_bounds__(kThreads)
   if constexpr (NORM) hand_back<NormMode::partial>(change, nullptr, partials, blockIdx.x);
 }
 
-// ---- the host loop --------------------------------------------------------------------------
-
-// Pinned host memory for the two change slots (an asynchronous copy needs it).
-class PinnedDoubles {
- public:
-  explicit PinnedDoubles(std::size_t n) { MM_CUDA(cudaMallocHost(&p_, n * sizeof(double))); }
-  ~PinnedDoubles() { cudaFreeHost(p_); }
-  PinnedDoubles(const PinnedDoubles&) = delete;
-  PinnedDoubles& operator=(const PinnedDoubles&) = delete;
-  double* get() const { return p_; }
-
- private:
-  double* p_ = nullptr;
-};
-
-// The squared change of checked iterations: two device slots, each copied to pinned host
-// memory behind an event, so the host can read iteration k's while the GPU runs k+1.
-class ChangeSlots {
- public:
-  ChangeSlots() : dev_(2), host_(2) { dev_.fill_bytes(0); }
-  double* slot(int s) const { return dev_.get() + s; }
-  void fetch(int s) {
-    MM_CUDA(
-        cudaMemcpyAsync(host_.get() + s, dev_.get() + s, sizeof(double), cudaMemcpyDeviceToHost));
-    ready_[s].record();
-  }
-  double wait(int s) const {
-    MM_CUDA(cudaEventSynchronize(ready_[s].get()));
-    return host_.get()[s];
-  }
-
- private:
-  cuda::Buffer<double> dev_;
-  PinnedDoubles host_;
-  cuda::Event ready_[2];
-};
-
-// Runs the iterations from x_0 in buffer 0: STEP(src, slot) launches iteration k from buffer
-// SRC (0 or 1) into the other one, its squared change into SLOT (-1: not computed). The host
-// waits only for a checked change, and only once the next iteration is queued; when that
-// change stops the run, the queued iteration wrote the other buffer and x_k is intact.
-// Nothing is waited for between checks, nor before the end without a tolerance.
-template <class Step>
-JacobiResult drive(const JacobiStop& stop, ChangeSlots& slots, Step&& step, int& result_buf) {
-  JacobiResult res;
-  int cur = 0;
-  bool pending = false;
-  std::int64_t pend_k = 0;
-  int pend_slot = 0, pend_buf = 0, last_slot = 0;
-  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
-    const bool check = jacobi_checks(stop, k);
-    const int slot = static_cast<int>(k & 1);  // never the pending one (that is k-1's)
-    step(cur, check ? slot : -1);
-    if (check) slots.fetch(slot);
-    cur = 1 - cur;
-    if (pending) {
-      pending = false;
-      res.norm = std::sqrt(slots.wait(pend_slot));
-      if (res.norm <= stop.tol) {
-        res.iterations = pend_k;
-        res.converged = true;
-        result_buf = pend_buf;
-        return res;
-      }
-    }
-    if (check) {
-      last_slot = slot;
-      if (stop.tol >= 0) pending = true, pend_k = k, pend_slot = slot, pend_buf = cur;
-    }
-  }
-  // The last iteration is always checked.
-  res.iterations = stop.max_iter;
-  res.norm = std::sqrt(slots.wait(last_slot));
-  res.converged = stop.tol >= 0 && res.norm <= stop.tol;
-  result_buf = cur;
-  return res;
-}
+using jacobi_host::ChangeSlots;
+using jacobi_host::drive;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
@@ -306,10 +213,17 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 template <class T>
 class StencilCudaRunner final : public cuda::CudaRunner {
+  // A marching sweep: its arguments are the same for every V, RY, BY and NORM.
+  using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, double*, double*, unsigned*);
+
  public:
   StencilCudaRunner(const StencilProblem<T>& p, StencilCudaKernel k) : p_(p), kernel_(k) {
     const HeatedRoom& r = p.room;
     room_ = {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi};
+    // The widest vector (8 or 16 bytes) whose width divides N: rows start aligned.
+    const std::int64_t n = r.n;
+    vec_ = sizeof(T) == 4 && n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+    require_device_memory();
   }
 
   void upload() override {
@@ -321,7 +235,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     init(grid_[1], std::numeric_limits<T>::quiet_NaN());
     plan();
     partials_ = cuda::Buffer<double>(static_cast<std::size_t>(blocks_));
-    slots_ = std::make_unique<ChangeSlots>();
+    counter_ = cuda::Buffer<unsigned>(1);
+    counter_.fill_bytes(0);
+    slots_ = std::make_unique<ChangeSlots>(marching());
   }
 
   void download() override {
@@ -337,6 +253,53 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   }
 
  private:
+  // A room whose two grids exceed the free device memory is refused here, when the runner is
+  // made and before upload allocates anything, with the bytes asked and free (exit 4).
+  void require_device_memory() const {
+    const long double need = 2.0L * static_cast<long double>(p_.room.points()) * sizeof(T);
+    std::size_t free = 0, total = 0;
+    MM_CUDA(cudaMemGetInfo(&free, &total));
+    if (need <= static_cast<long double>(free)) return;
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(0) << "out of device memory: asked " << need
+      << " bytes (two " << p_.room.n << "^" << p_.room.dim << " grids of " << sizeof(T)
+      << "-byte values), " << free << " free of " << total;
+    throw DeviceError(s.str());
+  }
+
+  bool marching() const {
+    return kernel_ == StencilCudaKernel::march || kernel_ == StencilCudaKernel::march_ry2 ||
+           kernel_ == StencilCudaKernel::march_ry8 || kernel_ == StencilCudaKernel::march_pf;
+  }
+  // Rows of y per thread and warps per block of the 3D marching sweep (16 rows a block).
+  int rows_per_thread() const {
+    return kernel_ == StencilCudaKernel::march_ry2   ? 2
+           : kernel_ == StencilCudaKernel::march_ry8 ? 8
+                                                     : 4;
+  }
+  int warps() const { return p_.room.dim == 2 ? 4 : 16 / rows_per_thread(); }
+
+  template <int V, bool NORM>
+  MarchFn march_as() const {
+    if (p_.room.dim == 2) return &stencil::march2v_sweep<T, V, 4, NORM>;
+    if (kernel_ == StencilCudaKernel::march_pf)
+      return &stencil::march3v_sweep<T, V, 4, 4, NORM, true>;
+    switch (rows_per_thread()) {
+      case 2:
+        return &stencil::march3v_sweep<T, V, 2, 8, NORM>;
+      case 8:
+        return &stencil::march3v_sweep<T, V, 8, 2, NORM>;
+      default:
+        return &stencil::march3v_sweep<T, V, 4, 4, NORM>;
+    }
+  }
+  template <bool NORM>
+  MarchFn march_fn() const {
+    if constexpr (sizeof(T) == 4)
+      if (vec_ == 4) return march_as<4, NORM>();
+    return vec_ == 2 ? march_as<2, NORM>() : march_as<1, NORM>();
+  }
+
   void init(cuda::Buffer<T>& g, T interior) {
     const std::int64_t blocks = std::min<std::int64_t>(ceil_div(p_.room.points(), kThreads),
                                                        8 * std::int64_t{cuda::multiprocessors()});
@@ -346,8 +309,32 @@ class StencilCudaRunner final : public cuda::CudaRunner {
 
   // The launch shape of the sweep kernel, and its block count (one partial each).
   void plan() {
-    const std::int64_t m = p_.room.n - 2;
-    if (kernel_ == StencilCudaKernel::naive) {
+    const std::int64_t n = p_.room.n, m = n - 2;
+    if (marching()) {
+      // One wave: every block resident at once, each marching one chunk of planes (rows in
+      // 2D); the two planes before a chunk are the only ones read twice.
+      threads_ = 32 * warps();
+      int per_sm = 0;
+      MM_CUDA(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, march_fn<true>(), threads_, 0));
+      const std::int64_t resident =
+          std::max<std::int64_t>(1, per_sm) * std::int64_t{cuda::multiprocessors()};
+      std::int64_t gx, gy = 1;
+      if (p_.room.dim == 3) {
+        gx = ceil_div(n, 32 * std::int64_t{vec_});
+        gy = ceil_div(m, std::int64_t{warps()} * rows_per_thread());
+        if (gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
+      } else {
+        gx = ceil_div(n, std::int64_t{threads_} * vec_);
+      }
+      std::int64_t chunks =
+          std::clamp<std::int64_t>(resident / (gx * gy), 1, std::min(m, kMaxGridYZ));
+      chunk_ = ceil_div(m, chunks);
+      chunks = ceil_div(m, chunk_);  // no empty chunk at the end
+      grid_dim_ = p_.room.dim == 3 ? dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy),
+                                          static_cast<unsigned>(chunks))
+                                   : dim3(static_cast<unsigned>(gx), static_cast<unsigned>(chunks));
+    } else if (kernel_ == StencilCudaKernel::naive) {
       grid_dim_ = dim3(static_cast<unsigned>(ceil_div(p_.room.interior(), kThreads)));
     } else if (p_.room.dim == 2) {
       grid_dim_ = dim3(static_cast<unsigned>(ceil_div(m, kTileX)),
@@ -368,12 +355,20 @@ class StencilCudaRunner final : public cuda::CudaRunner {
 
   void sweep(int src, int slot) {
     double* s = slot < 0 ? nullptr : slots_->slot(slot);
-    if (slot < 0)
+    if (marching()) {
+      const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
+      const MarchFn fn = slot < 0 ? march_fn<false>() : march_fn<true>();
+      fn<<<grid_dim_, threads_>>>(room_, grid_[src].get(), grid_[1 - src].get(),
+                                  static_cast<T>(p_.room.h2f), inv, chunk_, s, partials_.get(),
+                                  counter_.get());
+      MM_CUDA_LAUNCHED("jacobi march_sweep");
+    } else if (slot < 0) {
       sweep_as<NormMode::none>(src, s);
-    else if (kernel_ == StencilCudaKernel::norm)
+    } else if (kernel_ == StencilCudaKernel::partials) {
       sweep_as<NormMode::partial>(src, s);
-    else
+    } else {
       sweep_as<NormMode::atomic>(src, s);
+    }
   }
 
   template <NormMode M>
@@ -408,10 +403,11 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   Room room_{};
   cuda::Buffer<T> grid_[2];
   cuda::Buffer<double> partials_;
+  cuda::Buffer<unsigned> counter_;
   std::unique_ptr<ChangeSlots> slots_;
   dim3 grid_dim_;
   std::int64_t chunk_ = 1, blocks_ = 0;
-  int result_ = 0;
+  int vec_ = 1, threads_ = kThreads, result_ = 0;
 };
 
 // ---- the system runner ----------------------------------------------------------------------

@@ -9,9 +9,13 @@
 namespace mm {
 
 // naive: a thread per point, consecutive threads along the slowest index (uncoalesced on
-// purpose); coalesced: threads along x, 2D tiles over (x, y) marching along z; norm: the
-// coalesced sweep with the change reduced by block partials and a final kernel.
-enum class StencilCudaKernel { naive, coalesced, norm };
+// purpose); coalesced: threads along x, 2D tiles over (x, y) marching along z; partials: the
+// coalesced sweep with the change reduced by block partials and a final kernel; march: 8- or
+// 16-byte vectors along x, RY rows of y per thread (4; march_ry2: 2, march_ry8: 8), three
+// planes in registers marching along z, the change reduced by the grid's last block into
+// pinned host memory (kernels/cuda/stencil_march.cuh); march_pf: march with the plane two
+// ahead requested before each plane is computed.
+enum class StencilCudaKernel { naive, coalesced, partials, march, march_ry2, march_ry8, march_pf };
 
 template <class T>
 std::unique_ptr<Runner> make_stencil_cuda(const StencilProblem<T>& p, StencilCudaKernel k);

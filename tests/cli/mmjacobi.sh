@@ -5,7 +5,7 @@ cd "$TMP"
 # CUDA implementations run where a GPU exists (the GPU machine), CPU ones everywhere.
 gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
 sys_impls="cpu ref${gpu:+ cuda}"
-room_impls="cpu-stencil ref-stencil${gpu:+ cuda-norm cuda-coalesced cuda-naive}"
+room_impls="cpu-stencil ref-stencil${gpu:+ cuda-norm cuda-norm-ry2 cuda-norm-ry8 cuda-norm-pf cuda-partials cuda-coalesced cuda-naive}"
 auto_sys=$([[ $gpu ]] && echo cuda || echo cpu)  # what --device auto runs A b on
 echo "implementations tested: $sys_impls $room_impls"
 
@@ -18,7 +18,7 @@ for impl in ref cpu ref-stencil cpu-stencil; do
   grep -Eq "^$impl +cpu " out && pass "--list-impls lists $impl" || fail "--list-impls lacks $impl: $(cat out)"
 done
 if [[ $gpu ]]; then
-  for impl in cuda cuda-norm cuda-coalesced cuda-naive; do
+  for impl in cuda cuda-norm cuda-norm-ry2 cuda-norm-ry8 cuda-norm-pf cuda-partials cuda-coalesced cuda-naive; do
     grep -Eq "^$impl +cuda " out && pass "--list-impls lists $impl" || fail "--list-impls lacks $impl: $(cat out)"
   done
 fi
@@ -49,6 +49,13 @@ raise SystemExit(0 if r['impl'] == 'cuda' and r['iterations'] == 3 else 1)" &&
     pass "--device cuda runs the system on cuda" || fail "--device cuda system: $(cat tc.jsonl)"
   expect_exit 0 mmjacobi --poisson2d 8 --max-iter 3 --device cuda
   expect_stderr '\(cuda-norm on .+, median of [0-9]+\)'
+  # A room larger than the GPU (two 4000^3 grids of doubles, 1.024 TB): refused before either
+  # side allocates its grids, exit 4 naming the bytes asked and free, and nothing written.
+  for impl in cuda-norm cuda-naive; do
+    expect_exit 4 mmjacobi --poisson3d 4000 --max-iter 1 --device cuda --impl $impl -o big.mtx
+    expect_stderr '^mmjacobi: out of device memory: asked 1024000000000 bytes .*, [0-9]+ free of [0-9]+$'
+    [[ ! -e big.mtx ]] && pass "a room too large wrote nothing" || fail "a room too large left big.mtx"
+  done
 else
   expect_exit 4 mmjacobi A.mtx b.mtx --max-iter 3 --device cuda -o cuda.mtx
   [[ ! -e cuda.mtx ]] && pass "--device cuda wrote nothing" || fail "--device cuda left cuda.mtx"

@@ -518,7 +518,8 @@ TYPED_TEST(StencilTypes, CudaMatchesRef) {
       }
     }
   }
-  EXPECT_EQ(ran, 17 * 6 * 3) << "expected cuda-norm, cuda-coalesced and cuda-naive";
+  EXPECT_EQ(ran, 17 * 6 * 7) << "expected cuda-norm, -ry2, -ry8, -pf, cuda-partials, "
+                                "cuda-coalesced and cuda-naive";
 }
 
 // The hand-computed small grids, exactly, on each CUDA stencil (the sums in the reference's
@@ -548,6 +549,31 @@ TEST(Stencil, CudaSmallGridsByHand) {
     EXPECT_EQ(g[(2 * 5 + 4) * 5 + 2], 20.0) << impl.name;  // y = 1 wall
     EXPECT_EQ(r.iterations, 1) << impl.name;
   }
+}
+
+// A room whose two grids exceed the GPU's memory (4000^3 doubles: 2 x 512 GB) is refused when
+// the runner is made, before anything is allocated on either side (no host grid is given),
+// with a DeviceError (exit 4) naming the bytes asked and free.
+TEST(Stencil, CudaRoomLargerThanTheDeviceIsRefused) {
+  MM_REQUIRE_GPU();
+  const HeatedRoom room = heated_room(3, 4000);
+  int refused = 0;
+  for (const auto& impl : stencil_impls<double>()) {
+    if (impl.device != Device::cuda) continue;
+    JacobiResult r;
+    StencilProblem<double> p{room, nullptr, JacobiStop{1, -1, 1}, &r};
+    try {
+      auto runner = impl.make(p);
+      ADD_FAILURE() << impl.name << ": a 1.024 TB room was accepted";
+    } catch (const DeviceError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("out of device memory: asked 1024000000000 bytes"), std::string::npos)
+          << impl.name << ": " << what;
+      EXPECT_NE(what.find(" free of "), std::string::npos) << impl.name << ": " << what;
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0) << "no CUDA stencil implementation";
 }
 
 }  // namespace

@@ -1,0 +1,253 @@
+// The vectorised marching heated-room sweeps (cuda-norm) and their one-kernel change
+// reduction, with the geometry and change helpers every stencil kernel of jacobi.cu uses.
+#pragma once
+
+#include <cstdint>
+#include <cuda/std/complex>
+
+#include "cuda/warp.cuh"
+
+namespace mm::stencil {
+
+// The heated room's geometry as plain data for the kernels.
+struct Room {
+  std::int64_t n;
+  std::int64_t rx0, rx1, ry0, ry1, rz0, rz1;
+};
+
+__device__ __forceinline__ bool within(std::int64_t v, std::int64_t lo, std::int64_t hi) {
+  return v >= lo && v <= hi;
+}
+
+// |v - old|^2 in double, the difference taken in the value type as the reference does.
+__device__ __forceinline__ double sq_change(float v, float old) {
+  const double d = v - old;
+  return d * d;
+}
+__device__ __forceinline__ double sq_change(double v, double old) {
+  const double d = v - old;
+  return d * d;
+}
+template <class R>
+__device__ __forceinline__ double sq_change(::cuda::std::complex<R> v,
+                                            ::cuda::std::complex<R> old) {
+  const auto d = v - old;
+  const double re = d.real(), im = d.imag();
+  return re * re + im * im;
+}
+
+// V consecutive values read or written as one access of V * sizeof(T) bytes (8 or 16).
+template <class T, int V>
+struct alignas(sizeof(T) * V) Vec {
+  T v[V];
+};
+
+template <class T, int V>
+__device__ __forceinline__ Vec<T, V> load(const T* p) {
+  return *reinterpret_cast<const Vec<T, V>*>(p);
+}
+template <class T, int V>
+__device__ __forceinline__ void store(T* p, const Vec<T, V>& x) {
+  *reinterpret_cast<Vec<T, V>*>(p) = x;
+}
+
+// The block's squared change into PARTIALS[BLOCK]; the last block of the grid to finish sums
+// all partials in a fixed order (the same norm on every run, whichever block is last) into
+// *SLOT and resets *COUNTER for the next sweep: no second kernel between sweeps. Every
+// thread of the block calls this (it holds barriers).
+template <int THREADS>
+__device__ __forceinline__ void reduce_change(double change, double* slot, double* partials,
+                                              unsigned* counter, std::int64_t block,
+                                              std::int64_t blocks) {
+  __shared__ bool last;
+  change = cuda::block_sum<THREADS>(change);
+  if (threadIdx.x == 0) {
+    partials[block] = change;
+    __threadfence();  // the partial is visible device-wide before the count says so
+    last = atomicAdd(counter, 1u) == static_cast<unsigned>(blocks - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  double s = 0;
+  for (std::int64_t b = threadIdx.x; b < blocks; b += THREADS)
+    s += __ldcg(partials + b);  // from L2: other blocks wrote them
+  s = cuda::block_sum<THREADS>(s);
+  if (threadIdx.x == 0) {
+    *slot = s;
+    *counter = 0;
+  }
+}
+
+// The neighbours summed in the reference's order (x-1, x+1, y-1, y+1, z-1, z+1, then h^2 f),
+// so that both round alike.
+template <class T>
+__device__ __forceinline__ T update(T l, T r, T yl, T yh, T zl, T zh, T f, T inv) {
+  T v = l + r;
+  v = v + yl;
+  v = v + yh;
+  v = v + zl;
+  v = v + zh;
+  return (v + f) * inv;
+}
+template <class T>
+__device__ __forceinline__ T update(T l, T r, T yl, T yh, T f, T inv) {
+  T v = l + r;
+  v = v + yl;
+  v = v + yh;
+  return (v + f) * inv;
+}
+
+// The x neighbours of a row held as one vector per lane, V values a lane along x: the value
+// left of element 0 comes from the lane before (lane 0: from memory, L1/L2), the value right
+// of element V-1 from the lane after (lane 31: from memory). P points at the lane's first
+// value, whose x is X0; nothing is read for the walls' sides (x0 = 0, x0 + V = n).
+template <class T, int V>
+__device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, std::int64_t x0,
+                                             std::int64_t n, bool loadable, int lane, T& left,
+                                             T& right) {
+  const bool edge = loadable && ((lane == 0 && x0 > 0) || (lane == 31 && x0 + V < n));
+  const T e = edge ? p[lane == 0 ? -1 : V] : T(0);
+  left = __shfl_up_sync(0xffffffffu, row.v[V - 1], 1);
+  right = __shfl_down_sync(0xffffffffu, row.v[0], 1);
+  if (lane == 0) left = e;
+  if (lane == 31) right = e;
+}
+
+// 3D. A block is 32 x BY threads: a warp spans 32 V points of x (walls included: x tiles
+// start at 0, so every vector access is aligned when V divides N), each thread RY rows of y.
+// The block marches along z through planes [k0, k1), holding planes k-1, k, k+1 of its rows
+// in registers: every point is read from memory once per sweep, except the rows just above
+// and below the thread's RY (L1/L2 hits, loaded by the neighbouring threads) and one scalar
+// per row at the warp's two x ends. Wall points inside a vector are written back unchanged
+// (both buffers hold the same walls). The change accumulates in registers and is reduced
+// once per block. PF: plane k+2 is requested before plane k is computed, twice the bytes in
+// flight for RY more vectors of registers.
+template <class T, int V, int RY, int BY, bool NORM, bool PF = false>
+__global__ void __launch_bounds__(32 * BY)
+    march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
+                  std::int64_t chunk, double* slot, double* partials, unsigned* counter) {
+  using Vt = Vec<T, V>;
+  const int lane = threadIdx.x % 32, ty = threadIdx.x / 32;
+  const std::int64_t n = r.n, nn = n * n;
+  const std::int64_t x0 = (blockIdx.x * std::int64_t{32} + lane) * V;
+  const std::int64_t y0 = 1 + (blockIdx.y * std::int64_t{BY} + ty) * RY;
+  const std::int64_t k0 = 1 + blockIdx.z * chunk;
+  const std::int64_t k1 = k0 + chunk < n - 1 ? k0 + chunk : n - 1;
+  const bool in_x = x0 < n;
+  // Rows y0 + q, q < RY: loadable up to the wall row n-1, computed up to n-2. What depends
+  // only on the thread's points is decided once, as bit q*V + e of two masks (few registers).
+  const auto row_ok = [&](int q) { return in_x && y0 + q <= n - 1; };
+  const bool lo_ok = in_x, hi_ok = in_x && y0 + RY <= n - 1;
+  static_assert(RY * V <= 32);
+  unsigned interior = 0, heat = 0;
+#pragma unroll
+  for (int q = 0; q < RY; ++q)
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      const std::int64_t i = x0 + e, j = y0 + q;
+      if (in_x && j <= n - 2 && i >= 1 && i <= n - 2) interior |= 1u << (q * V + e);
+      if (within(i, r.rx0, r.rx1) && within(j, r.ry0, r.ry1)) heat |= 1u << (q * V + e);
+    }
+  // The thread's first point of plane k0 - 1, then one plane further each step.
+  const T* up = u + (k0 - 1) * nn + y0 * n + x0;
+  T* op = out + k0 * nn + y0 * n + x0;
+  Vt below[RY], center[RY], above[RY], ahead[RY];
+  const auto load_plane = [&](const T* p, Vt(&v)[RY]) {
+#pragma unroll
+    for (int q = 0; q < RY; ++q) v[q] = row_ok(q) ? load<T, V>(p + q * n) : Vt{};
+  };
+  load_plane(up, below);
+  up += nn;  // plane k0
+  load_plane(up, center);
+  if constexpr (PF) load_plane(up + nn, above);
+  double change = 0;
+  for (std::int64_t k = k0; k < k1; ++k, up += nn, op += nn) {
+    if constexpr (PF) {
+      if (k + 1 < k1) load_plane(up + 2 * nn, ahead);  // the next step's plane above
+    } else {
+      load_plane(up + nn, above);
+    }
+    const Vt lo = lo_ok ? load<T, V>(up - n) : Vt{};
+    const Vt hi = hi_ok ? load<T, V>(up + RY * n) : Vt{};
+    const bool heat_z = within(k, r.rz0, r.rz1);
+#pragma unroll
+    for (int q = 0; q < RY; ++q) {
+      T left, right;
+      x_neighbours<T, V>(center[q], up + q * n, x0, n, row_ok(q), lane, left, right);
+      const Vt& yl = q == 0 ? lo : center[q > 0 ? q - 1 : 0];
+      const Vt& yh = q == RY - 1 ? hi : center[q < RY - 1 ? q + 1 : 0];
+      Vt res;
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const unsigned bit = 1u << (q * V + e);
+        const T l = e == 0 ? left : center[q].v[e > 0 ? e - 1 : 0];
+        const T rr = e == V - 1 ? right : center[q].v[e < V - 1 ? e + 1 : 0];
+        const T f = heat_z && (heat & bit) ? src : T(0);
+        const T v = update(l, rr, yl.v[e], yh.v[e], below[q].v[e], above[q].v[e], f, inv);
+        res.v[e] = interior & bit ? v : center[q].v[e];
+        if constexpr (NORM)
+          if (interior & bit) change += sq_change(v, center[q].v[e]);
+      }
+      if (in_x && y0 + q <= n - 2) store<T, V>(op + q * n, res);
+    }
+#pragma unroll
+    for (int q = 0; q < RY; ++q) {
+      below[q] = center[q];
+      center[q] = above[q];
+      if constexpr (PF) above[q] = ahead[q];
+    }
+  }
+  if constexpr (NORM)
+    reduce_change<32 * BY>(
+        change, slot, partials, counter,
+        blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
+        std::int64_t{gridDim.x} * gridDim.y * gridDim.z);
+}
+
+// 2D: the same with rows for planes. A block is 32 x BY threads, each thread V points of x,
+// marching along y through rows [j0, j1) with rows j-1, j, j+1 in registers.
+template <class T, int V, int BY, bool NORM>
+__global__ void __launch_bounds__(32 * BY)
+    march2v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
+                  std::int64_t chunk, double* slot, double* partials, unsigned* counter) {
+  using Vt = Vec<T, V>;
+  const int lane = threadIdx.x % 32, ty = threadIdx.x / 32;
+  const std::int64_t n = r.n;
+  const std::int64_t x0 = (blockIdx.x * std::int64_t{32 * BY} + ty * 32 + lane) * V;
+  const std::int64_t j0 = 1 + blockIdx.y * chunk;
+  const std::int64_t j1 = j0 + chunk < n - 1 ? j0 + chunk : n - 1;
+  const bool in_x = x0 < n;
+  Vt below = in_x ? load<T, V>(u + (j0 - 1) * n + x0) : Vt{};
+  Vt center = in_x ? load<T, V>(u + j0 * n + x0) : Vt{};
+  double change = 0;
+  for (std::int64_t j = j0; j < j1; ++j) {
+    const std::int64_t c = j * n + x0;
+    const Vt above = in_x ? load<T, V>(u + c + n) : Vt{};
+    const bool heat_y = within(j, r.ry0, r.ry1);
+    T left, right;
+    x_neighbours<T, V>(center, u + c, x0, n, in_x, lane, left, right);
+    Vt res;
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      const std::int64_t i = x0 + e;
+      const T l = e == 0 ? left : center.v[e > 0 ? e - 1 : 0];
+      const T rr = e == V - 1 ? right : center.v[e < V - 1 ? e + 1 : 0];
+      const T f = heat_y && within(i, r.rx0, r.rx1) ? src : T(0);
+      const T v = update(l, rr, below.v[e], above.v[e], f, inv);
+      const bool interior = i >= 1 && i <= n - 2;
+      res.v[e] = interior ? v : center.v[e];
+      if constexpr (NORM)
+        if (interior) change += sq_change(v, center.v[e]);
+    }
+    if (in_x) store<T, V>(out + c, res);
+    below = center;
+    center = above;
+  }
+  if constexpr (NORM)
+    reduce_change<32 * BY>(change, slot, partials, counter,
+                           blockIdx.x + std::int64_t{gridDim.x} * blockIdx.y,
+                           std::int64_t{gridDim.x} * gridDim.y);
+}
+
+}  // namespace mm::stencil
