@@ -1,7 +1,7 @@
 // LU benchmark: ref, cpu-blocked (several block widths) and LAPACK getrf, with the
 // trailing-update product against OpenBLAS dgemm and the copy-bandwidth ceiling; with
-// --device cuda: cuda-blocked (several panel widths), cuSOLVER getrf and cuda-hybrid against
-// a device-to-device copy measured in the same run.
+// --device cuda: cuda-blocked (several panel widths and leaf modes), cuSOLVER getrf and cuda-hybrid
+// against a device-to-device copy measured in the same run.
 //
 // Formula: LU flops = 2/3 n^3 (the record's); the update C -= A B with A m x k, B k x n
 // counts 2 m n k. Each timed LU run copies A into the work matrix first (every variant
@@ -14,6 +14,7 @@
 
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -65,8 +66,24 @@ std::vector<std::int64_t> parse_list(const std::string& s) {
 // it (row-major in and out: two transposes; the reference of the factors and pivots), then
 // cuda-blocked at each panel width (0: its default for n) and cuda-hybrid up to HYBRID_MAX.
 // "copy-bound s": reading A and writing LU once at the device copy bandwidth.
+// A variant of cuda-blocked: environment settings "K=V,K=V" (MM_LU_LEAF, MM_LU_GRAPH, ...),
+// read by the engine when it is made (upload()); every key any variant names is unset first.
+void apply_variant(const std::vector<std::string>& variants, const std::string& v) {
+  for (const std::string& other : variants) {
+    std::stringstream in(other);
+    for (std::string kv; std::getline(in, kv, ',');) ::unsetenv(kv.substr(0, kv.find('=')).c_str());
+  }
+  std::stringstream in(v);
+  for (std::string kv; std::getline(in, kv, ',');) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) throw UsageError("--variants: '" + kv + "' is no KEY=VALUE");
+    ::setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+  }
+}
+
 int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& nbs,
-             std::int64_t hybrid_max, int warmup, int repeat) {
+             const std::vector<std::string>& variants, std::int64_t hybrid_max, int warmup,
+             int repeat) {
   const double copy = cuda_copy_gbps(std::size_t{1} << 30);
   bench::emit({{"bench", "lu_bench"}, {"device", cuda_devices().name}, {"copy_gbps", copy}});
   std::ostringstream md;
@@ -123,10 +140,14 @@ int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int6
         false);
     bench_impl(
         "cusolver", [](const LuProblem<double>& p) { return make_lu_cusolver(p); }, true);
-    for (const std::int64_t nb : nbs)
-      bench_impl(
-          nb > 0 ? "cuda-blocked nb=" + std::to_string(nb) : "cuda-blocked",
-          [nb](const LuProblem<double>& p) { return make_lu_cuda_blocked(p, nb); }, true);
+    for (const std::string& variant : variants)
+      for (const std::int64_t nb : nbs) {
+        apply_variant(variants, variant);
+        bench_impl(
+            std::string("cuda-blocked") + (variant.empty() ? "" : " " + variant) +
+                (nb > 0 ? " nb=" + std::to_string(nb) : ""),
+            [nb](const LuProblem<double>& p) { return make_lu_cuda_blocked(p, nb); }, true);
+      }
     if (n <= hybrid_max)
       bench_impl(
           "cuda-hybrid", [](const LuProblem<double>& p) { return make_lu_cuda_hybrid(p); }, true);
@@ -144,6 +165,7 @@ int main(int argc, char** argv) {
   std::string blocks = "64,96,128,192,256", device = "cpu", sizes = "1024,2048,4096,8192,16384",
               nbs = "0";
   std::int64_t hybrid_max = 4096;
+  std::string leaves = "cluster", variants;
   po::options_description o("lu_bench options");
   o.add_options()("help,h", "this help")("n", po::value(&n)->default_value(2048), "matrix size")(
       "device", po::value(&device)->default_value(device),
@@ -151,9 +173,14 @@ int main(int argc, char** argv) {
       "sizes", po::value(&sizes)->default_value(sizes), "cuda: matrix sizes, comma-separated")(
       "nb", po::value(&nbs)->default_value(nbs),
       "cuda: cuda-blocked panel widths, comma-separated (0: its default for n)")(
-      "hybrid-max-n", po::value(&hybrid_max)->default_value(hybrid_max),
-      "cuda: the largest n cuda-hybrid runs at")("n-ref", po::value(&n_ref)->default_value(512),
-                                                 "size for the serial ref")(
+      "leaf", po::value(&leaves)->default_value(leaves),
+      "cuda: cuda-blocked leaf modes (MM_LU_LEAF), comma-separated: cluster, grid")(
+      "variants", po::value(&variants),
+      "cuda: cuda-blocked variants instead of --leaf, ';'-separated, each K=V,K=V environment "
+      "settings (MM_LU_LEAF, MM_LU_GRAPH, MM_LU_CLUSTER, MM_LU_CLUSTER_ROWS, MM_LU_LEAF_SMEM); "
+      "'' for none")("hybrid-max-n", po::value(&hybrid_max)->default_value(hybrid_max),
+                     "cuda: the largest n cuda-hybrid runs at")(
+      "n-ref", po::value(&n_ref)->default_value(512), "size for the serial ref")(
       "repeat", po::value(&repeat)->default_value(5), "timed runs (median)")(
       "warmup", po::value(&warmup)->default_value(1), "untimed runs first")(
       "threads", po::value(&threads)->default_value(0), "threads (0: all cores)")(
@@ -170,7 +197,16 @@ int main(int argc, char** argv) {
     if (vm["warmup"].defaulted()) warmup = 2;
 #ifdef MM_HAVE_CUDA
     try {
-      return run_cuda(parse_list(sizes), parse_list(nbs), hybrid_max, warmup, repeat);
+      std::vector<std::string> list;
+      if (vm.count("variants")) {
+        std::stringstream vs(variants);
+        for (std::string x; std::getline(vs, x, ';');) list.push_back(x);
+        if (list.empty()) list.push_back("");
+      } else {
+        std::stringstream ls(leaves);
+        for (std::string x; std::getline(ls, x, ',');) list.push_back("MM_LU_LEAF=" + x);
+      }
+      return run_cuda(parse_list(sizes), parse_list(nbs), list, hybrid_max, warmup, repeat);
     } catch (const mm::Error& e) {
       std::cerr << "lu_bench: --device cuda: " << e.what() << "\n";
       return 4;

@@ -3,6 +3,8 @@
 // and mmsolve's cuda-blocked substitution.
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "cuda/cuda_util.cuh"
@@ -16,7 +18,6 @@ namespace {
 
 using cuda::Buffer;
 using cuda::lu::Index;
-using cuda::lu::kLeafWidth;
 using cuda::lu::kMaxPivots;
 using cuda::lu::kNoZeroPivot;
 
@@ -144,6 +145,119 @@ class Fence {
 
 constexpr cudaStream_t kLegacy{};  // stream 0: the CudaRunner's events and the copies
 
+// One captured stream's work, replayed whole by one launch.
+class Graph {
+ public:
+  Graph() = default;
+  ~Graph() { reset(); }
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  // Captures what ENQUEUE puts on S (and on the streams it forks from S and joins back).
+  template <class F>
+  void capture(cudaStream_t s, F&& enqueue) {
+    reset();
+    MM_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    try {
+      enqueue();
+    } catch (...) {
+      cudaGraph_t g{};  // leave the stream out of capture mode; the error is the first one
+      if (cudaStreamEndCapture(s, &g) == cudaSuccess && g) cudaGraphDestroy(g);
+      throw;
+    }
+    MM_CUDA(cudaStreamEndCapture(s, &graph_));
+    MM_CUDA(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+  bool ready() const { return exec_ != nullptr; }
+  void launch(cudaStream_t s) { MM_CUDA(cudaGraphLaunch(exec_, s)); }
+
+ private:
+  void reset() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    if (graph_) cudaGraphDestroy(graph_);
+    exec_ = nullptr, graph_ = nullptr;
+  }
+  cudaGraph_t graph_{};
+  cudaGraphExec_t exec_{};
+};
+
+bool env_on(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) != "0" : fallback;
+}
+
+// MM_LU_PROFILE=1: where cuda-blocked's device time goes, summed by kind over the runs and
+// printed to stderr when the engine goes (kinds overlap: they run on two streams). Each span
+// is the time between events around the work on its stream, its waits for SMs included.
+class Profile {
+ public:
+  enum Kind { leaf, panel_blas, swaps, next, rest, kinds };
+  explicit Profile(bool on) : on_(on) {}
+  ~Profile() {
+    if (!on_) return;
+    try {
+      collect();
+    } catch (...) {
+      return;  // a failed device: nothing to report
+    }
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    if (runs_ == 0) return;
+    std::fprintf(stderr,
+                 "lu profile n=%d nb=%d runs=%d, ms per run: leaf %.3f (%d leaves), panel "
+                 "trsm+gemm %.3f, pairs+left swaps %.3f, next panel's update %.3f, the rest's "
+                 "update %.3f\n",
+                 n_, nb_, runs_, ms_[leaf] / runs_, count_[leaf] / runs_, ms_[panel_blas] / runs_,
+                 ms_[swaps] / runs_, ms_[next] / runs_, ms_[rest] / runs_);
+  }
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
+  bool on() const { return on_; }
+  void begin_run(int n, int nb) {
+    if (!on_) return;
+    collect();
+    n_ = n, nb_ = nb, ++runs_;
+  }
+  template <class F>
+  void span(Kind k, cudaStream_t s, F&& f) {
+    if (!on_) return f();
+    const cudaEvent_t a = event(), b = event();
+    MM_CUDA(cudaEventRecord(a, s));
+    f();
+    MM_CUDA(cudaEventRecord(b, s));
+    spans_.push_back({k, a, b});
+  }
+
+ private:
+  struct Span {
+    Kind kind;
+    cudaEvent_t start, stop;
+  };
+  cudaEvent_t event() {
+    if (next_ == events_.size()) {
+      cudaEvent_t e{};
+      MM_CUDA(cudaEventCreate(&e));
+      events_.push_back(e);
+    }
+    return events_[next_++];
+  }
+  void collect() {
+    for (const Span& sp : spans_) {
+      float ms = 0;
+      MM_CUDA(cudaEventSynchronize(sp.stop));
+      MM_CUDA(cudaEventElapsedTime(&ms, sp.start, sp.stop));
+      ms_[sp.kind] += ms, ++count_[sp.kind];
+    }
+    spans_.clear();
+    next_ = 0;
+  }
+  bool on_;
+  int n_ = 0, nb_ = 0, runs_ = 0;
+  double ms_[kinds] = {};
+  int count_[kinds] = {};
+  std::vector<cudaEvent_t> events_;
+  std::size_t next_ = 0;
+  std::vector<Span> spans_;
+};
+
 void check_int_size(Index n, const char* impl) {
   if (n > INT_MAX / 2) throw DeviceError(std::string(impl) + ": n beyond 32-bit indices");
 }
@@ -164,37 +278,63 @@ class BlockedLu {
         ipiv_(static_cast<std::size_t>(n)),
         info_(1),
         pairs_(4 * kMaxPivots),
-        scratch_(cuda::lu::leaf_prepare<T>(n)) {
+        scratch_(cuda::lu::leaf_prepare<T>(n)),
+        profile_(env_on("MM_LU_PROFILE", false)),
+        use_graph_(env_on("MM_LU_GRAPH", true) && !profile_.on()),
+        workspace_(2 * kWorkspace) {
+    // cublasSetStream resets the workspace: set it after. A workspace of our own keeps
+    // cuBLAS from allocating while a graph is captured.
     MM_CUDA(cublasSetStream(hp_.get(), panel_.get()));
     MM_CUDA(cublasSetStream(hu_.get(), update_.get()));
+    MM_CUDA(cublasSetWorkspace(hp_.get(), workspace_.get(), kWorkspace));
+    MM_CUDA(cublasSetWorkspace(hu_.get(), workspace_.get() + kWorkspace, kWorkspace));
   }
 
   // Factors the n x n matrix A (device) in place, ordered after the work on stream 0 so
-  // far, and stream 0's later work after it.
+  // far, and stream 0's later work after it. The work for one A is captured once as a graph
+  // and replayed (every launch of it depends only on n, nb and A's address).
   void factor(T* a) {
+    const cudaStream_t U = update_.get();
+    profile_.begin_run(n_, nb_);
+    fence_.order(kLegacy, U);
+    if (!use_graph_) {
+      enqueue(a);
+    } else {
+      if (!graph_.ready() || graph_a_ != a) {
+        graph_a_ = nullptr;
+        graph_.capture(U, [&] { enqueue(a); });
+        graph_a_ = a;
+      }
+      graph_.launch(U);
+    }
+    fence_.order(U, kLegacy);
+  }
+
+  // factor()'s work, begun and ended on U.
+  void enqueue(T* a) {
     const cudaStream_t P = panel_.get(), U = update_.get();
     const int n = n_, nb = nb_;
-    MM_CUDA(cudaMemsetAsync(info_.get(), 0xff, sizeof(unsigned long long), kLegacy));
-    fence_.order(kLegacy, U);
-    fence_.order(kLegacy, P);
+    MM_CUDA(cudaMemsetAsync(info_.get(), 0xff, sizeof(unsigned long long), U));
+    fence_.order(U, P);
     panel(a, 0, n, std::min(nb, n), 0, std::min(nb, n));
     for (int j0 = 0; j0 < n; j0 += nb) {
       const int jb = std::min(nb, n - j0), right = j0 + jb;
       fence_.order(P, U);  // panel j0 factored
-      cuda::lu::pivot_pairs(ipiv_.get(), j0, right, pairs_.get(), U);
+      profile_.span(Profile::swaps, U,
+                    [&] { cuda::lu::pivot_pairs(ipiv_.get(), j0, right, pairs_.get(), U); });
       if (right < n) {
         // Look-ahead: the next panel's columns first, then that panel on P while U updates
         // the rest. They touch disjoint columns; the next panel's own swaps reach the
         // columns left and right of it at the next step.
         const int nb2 = std::min(nb, n - right);
-        update(a, j0, jb, right, right + nb2);
+        profile_.span(Profile::next, U, [&] { update(a, j0, jb, right, right + nb2); });
         fence_.order(U, P);
         panel(a, right, n - right, nb2, right, right + nb2);
-        update(a, j0, jb, right + nb2, n);
+        profile_.span(Profile::rest, U, [&] { update(a, j0, jb, right + nb2, n); });
       }
-      cuda::lu::gather_rows(a, n, 0, j0, pairs_.get(), 2 * jb, U);
+      profile_.span(Profile::swaps, U,
+                    [&] { cuda::lu::gather_rows(a, n, 0, j0, pairs_.get(), 2 * jb, U); });
     }
-    fence_.order(U, kLegacy);
   }
 
   // Solves A X = B in place on X (n x k, device) with the factors LU of the last factor():
@@ -230,19 +370,25 @@ class BlockedLu {
   // Recursive panel on P: the left half, then the right half's U rows by TRSM and its rows
   // below by GEMM, then the right half. The leaves swap across the whole panel [pc0, pc1).
   void panel(T* a, int g0, int m, int w, int pc0, int pc1) {
-    if (w <= kLeafWidth) {
-      cuda::lu::leaf_factor(a, n_, g0, m, w, pc0, pc1, ipiv_.get(), info_.get(), scratch_,
-                            panel_.get());
+    // Narrower leaves where only those fit a cluster's shared memory (tall panels).
+    const int lw = cuda::lu::leaf_width(scratch_, m);
+    if (w <= lw) {
+      profile_.span(Profile::leaf, panel_.get(), [&] {
+        cuda::lu::leaf_factor(a, n_, g0, m, w, pc0, pc1, ipiv_.get(), info_.get(), scratch_,
+                              panel_.get());
+      });
       return;
     }
     // The left half a whole number of leaves where that splits w.
-    const int half = (w / 2 + kLeafWidth - 1) / kLeafWidth * kLeafWidth;
+    const int half = (w / 2 + lw - 1) / lw * lw;
     const int w1 = half < w ? half : w / 2, w2 = w - w1;
     T* top = a + static_cast<Index>(g0) * n_ + g0;
     panel(a, g0, m, w1, pc0, pc1);
-    trsm_lower_unit(hp_.get(), w1, w2, top, n_, top + w1, n_);
-    gemm_sub(hp_.get(), m - w1, w2, w1, top + static_cast<Index>(w1) * n_, n_, top + w1, n_,
-             top + static_cast<Index>(w1) * n_ + w1, n_);
+    profile_.span(Profile::panel_blas, panel_.get(), [&] {
+      trsm_lower_unit(hp_.get(), w1, w2, top, n_, top + w1, n_);
+      gemm_sub(hp_.get(), m - w1, w2, w1, top + static_cast<Index>(w1) * n_, n_, top + w1, n_,
+               top + static_cast<Index>(w1) * n_ + w1, n_);
+    });
     panel(a, g0 + w1, m - w1, w2, pc0, pc1);
   }
 
@@ -266,6 +412,12 @@ class BlockedLu {
   Buffer<unsigned long long> info_;
   Buffer<int> pairs_;
   cuda::lu::LeafScratch<T> scratch_;
+  Profile profile_;
+  bool use_graph_;
+  static constexpr std::size_t kWorkspace = std::size_t{16} << 20;  // per handle
+  Buffer<unsigned char> workspace_;
+  Graph graph_;  // after the buffers it names: destroyed before them
+  const T* graph_a_ = nullptr;
 };
 
 void throw_if_zero_pivot(Index column) {
@@ -437,6 +589,14 @@ std::int64_t lu_cuda_default_nb(std::int64_t n) {
 }
 
 template <class T>
+LuLeafPlan lu_cuda_leaf_plan(std::int64_t m, int max_blocks, std::size_t smem, int target_rows,
+                             int max_rows) {
+  const cuda::lu::ClusterPlan p =
+      cuda::lu::cluster_plan<T>(cuda::lu::ClusterLeaf{max_blocks, smem, target_rows, max_rows}, m);
+  return {p.width, p.blocks, p.rows, p.smem};
+}
+
+template <class T>
 std::unique_ptr<Runner> make_lu_cuda_blocked(const LuProblem<T>& p, std::int64_t nb) {
   return std::make_unique<BlockedRunner<T>>(p, nb);
 }
@@ -451,6 +611,7 @@ std::unique_ptr<Runner> make_lu_solve_cuda_blocked(const Dense<T>& a, const Dens
 }
 
 #define MM_LU_CUDA(T)                                                                              \
+  template LuLeafPlan lu_cuda_leaf_plan<T>(std::int64_t, int, std::size_t, int, int);              \
   template std::unique_ptr<Runner> make_lu_cuda_blocked<T>(const LuProblem<T>&, std::int64_t);     \
   template std::unique_ptr<Runner> make_lu_cuda_hybrid<T>(const LuProblem<T>&);                    \
   template std::unique_ptr<Runner> make_lu_solve_cuda_blocked<T>(const Dense<T>&, const Dense<T>&, \

@@ -3,6 +3,7 @@
 // kernels/solve_impls.cpp (mmsolve --method lu).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -14,8 +15,21 @@ namespace mm {
 // cuda-blocked's panel width for an n x n matrix when none is given (at most 256).
 std::int64_t lu_cuda_default_nb(std::int64_t n);
 
-// Right-looking blocked LU on the GPU: recursive panels whose 32-column leaves are one
-// cooperative kernel each (pivot search by block reductions, a grid barrier per column),
+// The cluster leaf's launch for a panel of M rows given the most blocks of a cluster, the shared
+// memory per block, the rows per block aimed at and the most taken (what cuda-blocked decides
+// from the device and MM_LU_CLUSTER, MM_LU_LEAF_SMEM, MM_LU_CLUSTER_ROWS,
+// MM_LU_CLUSTER_MAX_ROWS): WIDTH 0 means the grid leaf.
+struct LuLeafPlan {
+  int width = 0, blocks = 0, rows = 0;
+  std::size_t smem = 0;
+};
+template <class T>
+LuLeafPlan lu_cuda_leaf_plan(std::int64_t m, int max_blocks, std::size_t smem, int target_rows,
+                             int max_rows = 1 << 30);
+
+// Right-looking blocked LU on the GPU: recursive panels whose leaves (32 columns, 16 or 8 for
+// the tallest panels) run on one thread-block cluster each where the rows fit its shared memory
+// (a cluster barrier per column), else on a cooperative grid (a grid barrier per column),
 // row swaps as gathers, cuBLAS TRSM for U's block row and GEMM for the trailing update, the
 // next panel factored on a high-priority stream while the rest of the update runs.
 // NB: the panel width (0: lu_cuda_default_nb). Every value type.

@@ -3,9 +3,11 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 
+#include "cuda/lu_device.cuh"
 #include "cuda/lu_kernels.cuh"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
@@ -15,6 +17,7 @@ namespace mm::cuda::lu {
 namespace {
 
 namespace cg = cooperative_groups;
+using namespace detail;
 
 // Tuning. 256 threads (8 warps) for the leaf, the gathers and the hybrid's element kernels.
 // A leaf block owns kLeafRows rows or more: at n = 16384 that is 64 blocks, few enough for a
@@ -25,92 +28,6 @@ constexpr int kLeafRows = 256;
 constexpr int kSearchThreads = 1024;  // cuda-hybrid's pivot search: one block
 constexpr int kGatherBytes = 64;      // a gather block's width: 64 bytes of each row
 constexpr Index kMaxGridY = 65535;
-
-template <class D>
-struct real_of {
-  using type = D;
-};
-template <class R>
-struct real_of<::cuda::std::complex<R>> {
-  using type = R;
-};
-template <class D>
-constexpr bool kComplex = !std::is_same_v<D, typename real_of<D>::type>;
-
-__device__ __forceinline__ float abs_real(float x) {
-  return fabsf(x);
-}
-__device__ __forceinline__ double abs_real(double x) {
-  return fabs(x);
-}
-
-// LAPACK's pivot magnitude (|re| + |im| for complex, as i?amax), summed in the value's own
-// precision as the CPU code does, then widened exactly to double for the comparisons.
-template <class D>
-__device__ __forceinline__ double magnitude(const D& v) {
-  if constexpr (kComplex<D>)
-    return static_cast<double>(abs_real(v.real()) + abs_real(v.imag()));
-  else
-    return static_cast<double>(abs_real(v));
-}
-
-// Loads through L2 only: the leaf's scratch is rewritten by other blocks between two
-// readings, and a line left in this multiprocessor's L1 would be stale.
-__device__ __forceinline__ float load_cg(const float* p) {
-  return __ldcg(p);
-}
-__device__ __forceinline__ double load_cg(const double* p) {
-  return __ldcg(p);
-}
-__device__ __forceinline__ ::cuda::std::complex<float> load_cg(
-    const ::cuda::std::complex<float>* p) {
-  const float2 v = __ldcg(reinterpret_cast<const float2*>(p));
-  return {v.x, v.y};
-}
-__device__ __forceinline__ ::cuda::std::complex<double> load_cg(
-    const ::cuda::std::complex<double>* p) {
-  const double2 v = __ldcg(reinterpret_cast<const double2*>(p));
-  return {v.x, v.y};
-}
-
-// Candidate (M1, I1) beats (M2, I2): a larger magnitude, or an equal one in a lower row (the
-// first maximum, as LAPACK picks it). An absent candidate (row -1) always loses, so a column
-// of NaNs still yields a row and every block, reducing the same list, picks the same one.
-__device__ __forceinline__ bool better(double m1, int i1, double m2, int i2) {
-  if (i2 < 0) return i1 >= 0;
-  if (i1 < 0) return false;
-  return m1 > m2 || (m1 == m2 && i1 < i2);
-}
-
-__device__ __forceinline__ void warp_argmax(double& mag, int& idx) {
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) {
-    const double m2 = __shfl_down_sync(0xffffffffu, mag, o);
-    const int i2 = __shfl_down_sync(0xffffffffu, idx, o);
-    if (better(m2, i2, mag, idx)) mag = m2, idx = i2;
-  }
-}
-
-// The block's best candidate, handed to every thread. SMAG and SIDX hold THREADS/32 + 1
-// entries. Every thread of the block calls it (it holds barriers).
-template <int THREADS>
-__device__ void block_argmax(double& mag, int& idx, double* smag, int* sidx) {
-  constexpr int WARPS = THREADS / 32;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  warp_argmax(mag, idx);
-  if (lane == 0) smag[warp] = mag, sidx[warp] = idx;
-  __syncthreads();
-  if (warp == 0) {
-    mag = lane < WARPS ? smag[lane] : 0.0;
-    idx = lane < WARPS ? sidx[lane] : -1;
-    warp_argmax(mag, idx);
-    if (lane == 0) smag[WARPS] = mag, sidx[WARPS] = idx;
-  }
-  __syncthreads();
-  mag = smag[WARPS];
-  idx = sidx[WARPS];
-  __syncthreads();  // the slots are free again for the caller's next reduction
-}
 
 // ---- the panel leaf ----------------------------------------------------------------------
 
@@ -407,13 +324,33 @@ LeafScratch<T> leaf_prepare(Index n) {
   s.idx = Buffer<int>(2 * static_cast<std::size_t>(s.max_blocks));
   s.rows = Buffer<T>(2 * static_cast<std::size_t>(s.max_blocks) * kLeafWidth);
   s.rowj = Buffer<T>(2 * kLeafWidth);
+  const char* mode = std::getenv("MM_LU_LEAF");
+  const std::string m = mode ? mode : "cluster";
+  if (m != "cluster" && m != "grid")
+    throw UsageError("MM_LU_LEAF must be cluster or grid, not '" + m + "'");
+  s.mode = m == "grid" ? LeafMode::grid : LeafMode::cluster;
+  if (s.mode == LeafMode::cluster) s.cluster = cluster_prepare<T>();
   return s;
+}
+
+template <class T>
+int leaf_width(const LeafScratch<T>& scratch, Index m) {
+  if (scratch.mode == LeafMode::grid) return kLeafWidth;
+  const int w = cluster_plan<T>(scratch.cluster, m).width;
+  return w > 0 ? w : kLeafWidth;
 }
 
 template <class T>
 void leaf_factor(T* mat, Index lda, int g0, int m, int w, int pc0, int pc1, int* ipiv,
                  unsigned long long* info, LeafScratch<T>& scratch, cudaStream_t st) {
   using D = dev_t<T>;
+  if (scratch.mode == LeafMode::cluster) {
+    const ClusterPlan plan = cluster_plan<T>(scratch.cluster, m);
+    if (plan.width >= w) {
+      cluster_leaf_factor(plan, mat, lda, g0, m, w, pc0, pc1, ipiv, info, st);
+      return;
+    }
+  }
   const int rows = leaf_rows(m, scratch.max_blocks);
   const int blocks = (m + rows - 1) / rows;
   LeafArgs<D> a{reinterpret_cast<D*>(mat),
@@ -487,6 +424,7 @@ void transpose(const T* in, T* out, Index rows, Index cols, cudaStream_t st) {
 
 #define MM_LU_KERNELS(T)                                                                      \
   template LeafScratch<T> leaf_prepare<T>(Index);                                             \
+  template int leaf_width<T>(const LeafScratch<T>&, Index);                                   \
   template void leaf_factor<T>(T*, Index, int, int, int, int, int, int*, unsigned long long*, \
                                LeafScratch<T>&, cudaStream_t);                                \
   template void gather_rows<T>(T*, Index, Index, Index, const int*, int, cudaStream_t);       \

@@ -1,0 +1,296 @@
+// The LU panel leaf on one thread-block cluster: the leaf's rows in the blocks' shared memory,
+// a hardware cluster barrier per column, pivot candidates read through distributed shared memory.
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "cuda/lu_device.cuh"
+#include "cuda/lu_kernels.cuh"
+#include "instantiate.hpp"
+#include "mm/error.hpp"
+
+namespace mm::cuda::lu {
+
+namespace {
+
+namespace cg = cooperative_groups;
+using namespace detail;
+
+// 16 warps: a leaf block holds up to ~900 rows of 32 doubles, and each column's update walks
+// them a warp-row at a time; 16 warps keep shared memory busy without a register cap of 64.
+constexpr int kThreads = 512;
+constexpr int kWarps = kThreads / 32;
+constexpr int kMostBlocks = 16;  // the non-portable cluster limit of sm_90
+constexpr int kUnroll = 4;       // rows in flight per lane in the column update
+
+template <class D>
+struct ClusterArgs {
+  D* mat;  // row 0, column 0 of the matrix
+  Index lda;
+  int g0, m, w;  // the leaf: m rows and w columns from (g0, g0)
+  int rows;      // rows per block
+  int pc0, pc1;  // the enclosing panel's columns
+  int* ipiv;
+  unsigned long long* info;
+};
+
+// Dynamic shared memory: the block's rows, then two parities of (candidate row, row j), then
+// two parities of the candidate's (magnitude, row) and the block reduction's slots.
+template <class D, int W>
+std::size_t smem_bytes(int rows) {
+  return static_cast<std::size_t>(rows + 4) * W * sizeof(D) +
+         (2 + kWarps + 1) * (sizeof(double) + sizeof(int));
+}
+
+// Per column j: each block's best candidate among its rows >= j (found while the previous
+// column's update wrote them) and its row go to the block's own shared memory; one cluster
+// barrier; every warp reduces the blocks' candidates the same way and reads the pivot row
+// remotely; the owners of rows j and pr swap them; each block scales and updates its rows.
+// The panel's columns outside the leaf are swapped by one thread each, its loads in flight
+// during the update. Rows are leaf-relative; a warp covers 32 / W rows at a time.
+template <class D, int W>
+__global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p) {
+  constexpr int RPW = 32 / W;
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ __align__(16) unsigned char smem[];
+  D* s = reinterpret_cast<D*>(smem);
+  D* cand = s + p.rows * W;  // [2][W]
+  D* rowj = cand + 2 * W;    // [2][W]
+  double* cmag = reinterpret_cast<double*>(rowj + 2 * W);
+  double* red_mag = cmag + 2;
+  int* cidx = reinterpret_cast<int*>(red_mag + kWarps + 1);
+  int* red_idx = cidx + 2;
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32, sub = lane / W, c = lane % W;
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int blocks = static_cast<int>(cluster.num_blocks());
+  const int r0 = rank * p.rows;
+  const int nr = max(0, min(p.m, r0 + p.rows) - r0);
+  D* a = p.mat + static_cast<Index>(p.g0) * p.lda + p.g0;
+  for (int e = t; e < nr * W; e += kThreads) {
+    const int r = e / W, cc = e % W;
+    s[e] = cc < p.w ? a[static_cast<Index>(r0 + r) * p.lda + cc] : D{};
+  }
+  // This thread's column of the panel outside the leaf (host: at most kThreads of them).
+  const int out = t * blocks + rank;
+  const int oc =
+      out < p.pc1 - p.pc0 - p.w ? (p.pc0 + out < p.g0 ? p.pc0 + out : p.pc0 + out + p.w) : -1;
+  __syncthreads();
+  double mag = 0;
+  int idx = -1;
+  for (int r = t; r < nr; r += kThreads) {
+    const double v = magnitude(s[r * W]);
+    if (better(v, r0 + r, mag, idx)) mag = v, idx = r0 + r;
+  }
+  for (int j = 0; j < p.w; ++j) {
+    const int par = j & 1;
+    block_argmax<kThreads>(mag, idx, red_mag, red_idx);
+    if (t == 0) cmag[par] = mag, cidx[par] = idx;
+    if (t < W) {
+      if (idx >= 0) cand[par * W + t] = s[(idx - r0) * W + t];
+      if (j >= r0 && j < r0 + nr) rowj[par * W + t] = s[(j - r0) * W + t];
+    }
+    // Publishes this block's candidate; the other parity's slots are rewritten only after the
+    // next barrier, which every block reaches after its reads of this column.
+    cluster.sync();
+    double bm = 0;
+    int bi = -1;
+    if (lane < blocks) {
+      bm = *cluster.map_shared_rank(cmag + par, lane);
+      bi = *cluster.map_shared_rank(cidx + par, lane);
+    }
+    warp_argmax(bm, bi);
+    const int pr = __shfl_sync(0xffffffffu, bi, 0);  // the pivot row, leaf-relative
+    const int bp = pr / p.rows, bj = j / p.rows;
+    const D* prow = cluster.map_shared_rank(cand + par * W, bp);
+    const D pv = prow[c], piv = prow[j];
+    if (rank == 0 && t == 0) {
+      p.ipiv[p.g0 + j] = p.g0 + pr;
+      if (piv == D{}) atomicMin(p.info, static_cast<unsigned long long>(p.g0 + j));
+    }
+    D* q1 = p.mat + static_cast<Index>(p.g0 + j) * p.lda;
+    D* q2 = p.mat + static_cast<Index>(p.g0 + pr) * p.lda;
+    const bool swap_out = oc >= 0 && pr != j;
+    D o1{}, o2{};
+    if (swap_out) o1 = q1[oc], o2 = q2[oc];
+    if (t < W) {
+      if (rank == bj) s[(j - r0) * W + t] = prow[t];
+      if (pr != j && rank == bp)
+        s[(pr - r0) * W + t] = cluster.map_shared_rank(rowj + par * W, bj)[t];
+    }
+    __syncthreads();
+    // Scale and update rows > j; column j + 1's candidates on the way (LAPACK leaves the
+    // column as it is after a zero pivot; the search still runs).
+    mag = 0, idx = -1;
+    const bool live = piv != D{};
+    const D inv = live ? D(1) / piv : D{};
+    const bool next = c == j + 1 && c < p.w;
+    // kUnroll rows a lane at a time: their loads in flight together, not one latency each.
+    constexpr int kStride = kWarps * RPW;
+    for (int base = max(j + 1 - r0, 0) + warp * RPW; base < nr; base += kUnroll * kStride) {
+      D v[kUnroll], x[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int r = base + u * kStride + sub;
+        v[u] = r < nr ? s[r * W + j] : D{};
+        x[u] = r < nr && c >= j ? s[r * W + c] : D{};
+      }
+      __syncwarp();  // the trip count is the warp's; lane j's writes below follow every read
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int r = base + u * kStride + sub;
+        if (r >= nr) continue;
+        if (live) {
+          const D l = v[u] * inv;
+          if (c == j)
+            s[r * W + j] = l;
+          else if (c > j && c < p.w)
+            x[u] -= l * pv, s[r * W + c] = x[u];
+        }
+        if (next) {
+          const double mg = magnitude(x[u]);
+          if (better(mg, r0 + r, mag, idx)) mag = mg, idx = r0 + r;
+        }
+      }
+    }
+    if (swap_out) q1[oc] = o2, q2[oc] = o1;
+    __syncthreads();
+  }
+  for (int e = t; e < nr * W; e += kThreads) {
+    const int r = e / W, cc = e % W;
+    if (cc < p.w) a[static_cast<Index>(r0 + r) * p.lda + cc] = s[e];
+  }
+  cluster.sync();  // no block leaves while another may still read its shared memory
+}
+
+template <class D, int W>
+void set_attributes(std::size_t smem) {
+  const auto k = cluster_leaf_kernel<D, W>;
+  MM_CUDA(
+      cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+
+cudaLaunchConfig_t config(int blocks, std::size_t smem, cudaStream_t st,
+                          cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = st;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = static_cast<unsigned>(blocks);
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  if (*end || x < 0 || x > (1 << 30))
+    throw UsageError(std::string(name) + " must be a non-negative integer, not '" + v + "'");
+  return static_cast<int>(x);
+}
+
+template <class D, int W>
+void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st) {
+  cudaLaunchAttribute attr{};
+  const cudaLaunchConfig_t cfg = config(plan.blocks, plan.smem, st, &attr);
+  MM_CUDA(cudaLaunchKernelEx(&cfg, cluster_leaf_kernel<D, W>, args));
+}
+
+}  // namespace
+
+template <class T>
+ClusterLeaf cluster_prepare() {
+  using D = dev_t<T>;
+  int dev = 0, optin = 0, cc = 0;
+  MM_CUDA(cudaGetDevice(&dev));
+  MM_CUDA(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, dev));
+  MM_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  ClusterLeaf l;
+  if (cc < 9) return l;  // no clusters before sm_90: every leaf on the grid
+  l.smem = static_cast<std::size_t>(optin);
+  const int cap = env_int("MM_LU_LEAF_SMEM", 0);
+  if (cap > 0) l.smem = std::min(l.smem, static_cast<std::size_t>(cap));
+  l.target_rows = std::max(1, env_int("MM_LU_CLUSTER_ROWS", l.target_rows));
+  l.max_rows = std::max(1, env_int("MM_LU_CLUSTER_MAX_ROWS", l.max_rows));
+  static bool set = false;  // the attributes are the kernels', set once to the device's limit
+  if (!set) {
+    set_attributes<D, 32>(static_cast<std::size_t>(optin));
+    set_attributes<D, 16>(static_cast<std::size_t>(optin));
+    set_attributes<D, 8>(static_cast<std::size_t>(optin));
+    set = true;
+  }
+  // The largest power-of-two cluster of full-size blocks the device can schedule at all.
+  const int most = std::min(kMostBlocks, env_int("MM_LU_CLUSTER", kMostBlocks));
+  for (int b = kMostBlocks; b >= 1; b /= 2) {
+    if (b > most) continue;
+    cudaLaunchAttribute attr{};
+    const cudaLaunchConfig_t cfg = config(b, l.smem, nullptr, &attr);
+    int clusters = 0;
+    const cudaError_t e =
+        cudaOccupancyMaxActiveClusters(&clusters, cluster_leaf_kernel<D, 32>, &cfg);
+    if (e == cudaErrorInvalidValue || e == cudaErrorInvalidClusterSize) {
+      (void)cudaGetLastError();  // an unschedulable size is an answer, not a failure
+      continue;
+    }
+    MM_CUDA(e);
+    if (clusters > 0) {
+      l.max_blocks = b;
+      break;
+    }
+  }
+  return l;
+}
+
+template <class T>
+ClusterPlan cluster_plan(const ClusterLeaf& l, Index m) {
+  using D = dev_t<T>;
+  if (l.max_blocks == 0 || m <= 0) return {};
+  const auto fit = [&](auto width, std::size_t (*bytes)(int)) -> ClusterPlan {
+    int b = 1;
+    const auto rows = [&](int blocks) { return static_cast<int>((m + blocks - 1) / blocks); };
+    while (b < l.max_blocks &&
+           (static_cast<Index>(b) * l.target_rows < m || bytes(rows(b)) > l.smem))
+      b *= 2;
+    if (bytes(rows(b)) > l.smem || rows(b) > l.max_rows) return {};
+    return {width.value, b, rows(b), bytes(rows(b))};
+  };
+  // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
+  if (auto p = fit(std::integral_constant<int, 32>{}, smem_bytes<D, 32>); p.width) return p;
+  if (auto p = fit(std::integral_constant<int, 16>{}, smem_bytes<D, 16>); p.width) return p;
+  return fit(std::integral_constant<int, 8>{}, smem_bytes<D, 8>);
+}
+
+template <class T>
+void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int m, int w, int pc0,
+                         int pc1, int* ipiv, unsigned long long* info, cudaStream_t st) {
+  using D = dev_t<T>;
+  if (w > plan.width || pc1 - pc0 > kThreads)
+    throw DeviceError("cluster leaf: " + std::to_string(w) + " columns in a panel of " +
+                      std::to_string(pc1 - pc0) + " beyond its plan");
+  const ClusterArgs<D> args{
+      reinterpret_cast<D*>(mat), lda, g0, m, w, plan.rows, pc0, pc1, ipiv, info};
+  if (plan.width == 32)
+    launch<D, 32>(plan, args, st);
+  else if (plan.width == 16)
+    launch<D, 16>(plan, args, st);
+  else
+    launch<D, 8>(plan, args, st);
+}
+
+#define MM_LU_CLUSTER(T)                                                                       \
+  template ClusterLeaf cluster_prepare<T>();                                                   \
+  template ClusterPlan cluster_plan<T>(const ClusterLeaf&, Index);                             \
+  template void cluster_leaf_factor<T>(const ClusterPlan&, T*, Index, int, int, int, int, int, \
+                                       int*, unsigned long long*, cudaStream_t);
+MM_FOR_VALUE_TYPES(MM_LU_CLUSTER)
+
+}  // namespace mm::cuda::lu

@@ -1,0 +1,210 @@
+// cuda-blocked's panel leaves: the cluster plan (which width, how many blocks, when the grid
+// fallback) checked on the host, and on the GPU every leaf path (grid, cluster of each width,
+// one-block and many-block clusters, the fallback) against lu_ref's factors and pivots.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "gpu.hpp"
+#include "lu.hpp"
+#include "mm/check.hpp"
+#include "random_matrices.hpp"
+#include "test_helpers.hpp"
+
+#ifdef MM_HAVE_CUDA
+#include "cuda/lu_cuda.hpp"
+#endif
+
+namespace mm {
+namespace {
+
+template <class T>
+class LuLeafTypes : public ::testing::Test {};
+using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(LuLeafTypes, Types);
+
+template <class T>
+double eps() {
+  return std::is_same_v<real_type_t<T>, float> ? 1.2e-7 : 2.3e-16;
+}
+
+#ifdef MM_HAVE_CUDA
+
+constexpr std::size_t kH200Smem = 232448;  // sm_90's opt-in shared memory per block
+
+// Every plan keeps its promises: a leaf width, a power-of-two block count within the limit, the
+// blocks' rows covering M, shared memory within the limit; the width never grows
+// with M; one 32-wide block while M is within the aimed-at rows (at full shared memory); and each
+// width (and the fallback) is met somewhere on the way.
+TYPED_TEST(LuLeafTypes, ClusterPlanKeepsItsLimits) {
+  using T = TypeParam;
+  for (const std::size_t smem : {std::size_t{6144}, std::size_t{40000}, kH200Smem}) {
+    for (const int most : {1, 4, 16}) {
+      std::map<int, int> seen;
+      int last = 32;
+      for (std::int64_t m = 1; m <= 20000; m += m < 200 ? 1 : 37) {
+        const LuLeafPlan p = lu_cuda_leaf_plan<T>(m, most, smem, 128);
+        const std::string what = "m=" + std::to_string(m) + " smem=" + std::to_string(smem) +
+                                 " most=" + std::to_string(most);
+        ++seen[p.width];
+        ASSERT_LE(p.width, last) << what;
+        last = p.width;
+        if (p.width == 0) continue;
+        ASSERT_TRUE(p.width == 32 || p.width == 16 || p.width == 8) << what;
+        ASSERT_TRUE(p.blocks >= 1 && p.blocks <= most && (p.blocks & (p.blocks - 1)) == 0) << what;
+        ASSERT_GE(static_cast<std::int64_t>(p.blocks) * p.rows, m) << what;
+        ASSERT_LE(p.smem, smem) << what;
+        ASSERT_GE(p.smem, static_cast<std::size_t>(p.rows) * p.width * sizeof(T)) << what;
+        if (m <= 128 && smem == kH200Smem) {  // 128 rows fit one block at full size
+          ASSERT_EQ(p.width, 32) << what;
+          ASSERT_EQ(p.blocks, 1) << what;
+        }
+      }
+      if (smem == 6144 && most == 16) {
+        for (const int w : {32, 16, 8, 0}) EXPECT_GT(seen[w], 0) << "width " << w << " never met";
+      }
+    }
+  }
+  // Clusters off: always the grid.
+  EXPECT_EQ(lu_cuda_leaf_plan<T>(1000, 0, kH200Smem, 128).width, 0);
+}
+
+// The sizes the design counts on for n = 16384 on sm_90 with 16-block clusters: 32-wide
+// leaves do not fit (1024 rows x 32 x 8 bytes a block is over 227 KB) but narrower ones do, so
+// double and complex<double> never fall back to the grid leaf.
+TEST(LuLeaf, TallestDoublePanelsFitNarrowerLeaves) {
+  const LuLeafPlan d = lu_cuda_leaf_plan<double>(16384, 16, kH200Smem, 128);
+  EXPECT_EQ(d.width, 16);
+  EXPECT_EQ(d.blocks, 16);
+  const LuLeafPlan z = lu_cuda_leaf_plan<std::complex<double>>(16384, 16, kH200Smem, 128);
+  EXPECT_EQ(z.width, 8);
+  const LuLeafPlan small = lu_cuda_leaf_plan<double>(1024, 16, kH200Smem, 128);
+  EXPECT_EQ(small.width, 32);
+  EXPECT_EQ(small.blocks, 8);
+  // At most 256 rows a block: 16 x 256 rows on a cluster, one more row on the grid.
+  EXPECT_EQ(lu_cuda_leaf_plan<double>(4096, 16, kH200Smem, 128, 256).width, 32);
+  EXPECT_EQ(lu_cuda_leaf_plan<double>(4097, 16, kH200Smem, 128, 256).width, 0);
+}
+
+// Sets environment variables for one scope, restoring what was there.
+class EnvScope {
+ public:
+  explicit EnvScope(const std::map<std::string, std::string>& vars) {
+    for (const auto& [k, v] : vars) {
+      const char* old = std::getenv(k.c_str());
+      saved_[k] = old ? std::optional<std::string>(old) : std::nullopt;
+      ::setenv(k.c_str(), v.c_str(), 1);
+    }
+  }
+  ~EnvScope() {
+    for (const auto& [k, v] : saved_) {
+      if (v)
+        ::setenv(k.c_str(), v->c_str(), 1);
+      else
+        ::unsetenv(k.c_str());
+    }
+  }
+  EnvScope(const EnvScope&) = delete;
+  EnvScope& operator=(const EnvScope&) = delete;
+
+ private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& leaf_settings() {
+  static const std::vector<std::pair<std::string, std::map<std::string, std::string>>> s{
+      {"grid", {{"MM_LU_LEAF", "grid"}}},
+      {"cluster", {{"MM_LU_LEAF", "cluster"}}},
+      // 6 KB a block: 32-, 16- and 8-wide leaves and the grid fallback in one factorization.
+      {"cluster smem=6144", {{"MM_LU_LEAF", "cluster"}, {"MM_LU_LEAF_SMEM", "6144"}}},
+      // One block holding every row (8-wide leaves at n = 2048), however many rows.
+      {"cluster of 1",
+       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER", "1"}, {"MM_LU_CLUSTER_MAX_ROWS", "100000"}}},
+      {"cluster of 4, 1 row aimed",
+       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER", "4"}, {"MM_LU_CLUSTER_ROWS", "1"}}},
+  };
+  return s;
+}
+
+template <class T>
+void blocked_factor(const Dense<T>& a, std::int64_t nb, Dense<T>& lu,
+                    std::vector<std::int64_t>& ipiv) {
+  lu = Dense<T>(a.rows, a.cols, test::poison<T>());
+  ipiv.assign(static_cast<std::size_t>(a.rows), -7);
+  auto r = make_lu_cuda_blocked(LuProblem<T>{&a, &lu, &ipiv}, nb);
+  r->upload();
+  r->run();
+  r->timed_run();  // a second factorization of A, not of the factors
+  r->download();
+}
+
+// Each leaf setting against lu_ref: random (pivoting) matrices at sizes around the leaf
+// widths, a narrow last panel (1100, nb 128) and several look-ahead steps; pivots equal in
+// double (the column maxima are far apart), factors within the backward-error bound.
+TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  constexpr bool kDouble = std::is_same_v<real_type_t<T>, double>;
+  std::vector<std::int64_t> sizes{7, 33, 300, 1100};
+  if (!is_complex_v<T>) sizes.push_back(2048);  // the serial complex ref would take minutes
+  std::uint64_t seed = 900;
+  for (const std::int64_t n : sizes) {
+    const Dense<T> a = test::random_dense<T>(n, n, seed++);
+    Dense<T> want = a;
+    std::vector<std::int64_t> want_piv(static_cast<std::size_t>(n));
+    lu_ref(want, want_piv.data());
+    for (const auto& [name, vars] : leaf_settings()) {
+      for (const std::int64_t nb : {std::int64_t{0}, std::int64_t{256}}) {
+        const std::string what = name + " n=" + std::to_string(n) + " nb=" + std::to_string(nb);
+        EnvScope env(vars);
+        Dense<T> lu;
+        std::vector<std::int64_t> ipiv;
+        blocked_factor(a, nb, lu, ipiv);
+        for (const auto& v : lu.data) ASSERT_FALSE(std::isnan(std::abs(v))) << what;
+        const auto r =
+            check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
+        EXPECT_TRUE(r.pass) << what << ": ||PA-LU||/||A|| = " << r.relative_error;
+        if (kDouble || n <= 33) {
+          EXPECT_EQ(ipiv, want_piv) << what;
+          if (ipiv == want_piv)
+            test::expect_close(lu.data, want.data, 200.0 * static_cast<double>(n) * eps<T>(),
+                               what + ": factors vs lu_ref");
+        }
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// An exact zero pivot deep in the factorization (a zero column at 450 of 700: a cluster leaf
+// at full shared memory, the grid or a narrow leaf at 6 KB) names the CPU's column.
+TYPED_TEST(LuLeafTypes, ZeroPivotOnEveryLeafPath) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  Dense<T> a = test::random_dense<T>(700, 700, 77);
+  for (std::int64_t i = 0; i < 700; ++i) a(i, 450) = T{};
+  for (const auto& [name, vars] : leaf_settings()) {
+    EnvScope env(vars);
+    Dense<T> lu;
+    std::vector<std::int64_t> ipiv;
+    try {
+      blocked_factor(a, 0, lu, ipiv);
+      ADD_FAILURE() << name << ": no error for a singular matrix";
+    } catch (const NumericalError& e) {
+      EXPECT_EQ(std::string(e.what()), zero_pivot_message(450)) << name;
+    }
+  }
+}
+
+#else
+
+TEST(LuLeaf, BuiltWithoutCuda) {
+  GTEST_SKIP() << "built without CUDA: no cuda-blocked leaves to test";
+}
+
+#endif
+
+}  // namespace
+}  // namespace mm
