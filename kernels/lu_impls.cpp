@@ -41,15 +41,17 @@ LuMake<T> make() {
 }
 
 #ifdef MM_HAVE_CUDA
-// The GPU ones, best first: cuda-blocked, cuSOLVER, and the per-column kernels (slow by design).
+// The GPU ones, best first: cuSOLVER (cuda-blocked reaches 0.48-0.83x of it on an H200, see
+// bench/results), cuda-blocked, and the per-column kernels (slow by design).
 template <class T>
 void add_cuda_impls(ImplList<LuMake<T>>& l) {
-  l.push_back({"cuda-blocked", Device::cuda,
-               "cooperative-kernel panels, cuBLAS TRSM + GEMM update, look-ahead stream",
-               [](const LuProblem<T>& p) { return make_lu_cuda_blocked(p); }});
   l.push_back({"cusolver", Device::cuda,
                "cuSOLVER Xgetrf between device transposes (row-major <-> column-major)",
                [](const LuProblem<T>& p) { return make_lu_cusolver(p); }});
+  l.push_back({"cuda-blocked", Device::cuda,
+               "panel leaves on a thread-block cluster (grid for tall ones), cuBLAS TRSM + GEMM, "
+               "look-ahead",
+               [](const LuProblem<T>& p) { return make_lu_cuda_blocked(p); }});
   l.push_back({"cuda-hybrid", Device::cuda,
                "a kernel per column step: pivot search, swap, scale, rank-1 update",
                [](const LuProblem<T>& p) { return make_lu_cuda_hybrid(p); }});

@@ -136,16 +136,17 @@ const ImplList<SolveMake<I, T>>& solve_impls(SolveMethod method) {
         {"ref", Device::cpu, "unblocked LU + serial substitution",
          make<LuSolve<I, T, lu_ref<T>, lu_solve_ref<T>>, I, T>()}};
 #ifdef MM_HAVE_CUDA
-    m[SolveMethod::lu].push_back(
-        {"cuda-blocked", Device::cuda, "mmlu's cuda-blocked + row gathers and cuBLAS TRSMs",
-         [](const SolveProblem<I, T>& p) {
-           return make_lu_solve_cuda_blocked(*p.dense, *p.b, *p.x, *p.report);
-         }});
+    // cuSOLVER first: the faster at every size measured (bench/results).
     m[SolveMethod::lu].push_back({"cusolver", Device::cuda,
                                   "cuSOLVER Xgetrf + Xgetrs on device-transposed copies",
                                   [](const SolveProblem<I, T>& p) {
                                     return make_lu_solve_cusolver(*p.dense, *p.b, *p.x, *p.report);
                                   }});
+    m[SolveMethod::lu].push_back(
+        {"cuda-blocked", Device::cuda, "mmlu's cuda-blocked + row gathers and cuBLAS TRSMs",
+         [](const SolveProblem<I, T>& p) {
+           return make_lu_solve_cuda_blocked(*p.dense, *p.b, *p.x, *p.report);
+         }});
 #endif
     m[SolveMethod::gauss] = {{"cpu", Device::cpu, "OpenMP elimination without pivoting",
                               make<GaussSolve<I, T, gauss_cpu<T>>, I, T>()},

@@ -49,7 +49,8 @@ std::size_t smem_bytes(int rows) {
 // barrier; every warp reduces the blocks' candidates the same way and reads the pivot row
 // remotely; the owners of rows j and pr swap them; each block scales and updates its rows.
 // The panel's columns outside the leaf are swapped by one thread each, its loads in flight
-// during the update. Rows are leaf-relative; a warp covers 32 / W rows at a time.
+// during the update (measured on the H200: 5 % faster than gathers after the leaf). Rows are
+// leaf-relative; a warp covers 32 / W rows at a time.
 template <class D, int W>
 __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p) {
   constexpr int RPW = 32 / W;

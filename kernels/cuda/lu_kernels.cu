@@ -25,6 +25,7 @@ using namespace detail;
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kLeafRows = 256;
+constexpr int kUnroll = 4;            // rows in flight per lane in the leaf's column update
 constexpr int kSearchThreads = 1024;  // cuda-hybrid's pivot search: one block
 constexpr int kGatherBytes = 64;      // a gather block's width: 64 bytes of each row
 constexpr Index kMaxGridY = 65535;
@@ -136,15 +137,27 @@ __global__ void __launch_bounds__(kThreads) leaf_kernel(LeafArgs<D> p) {
     }
     __syncthreads();
     if (piv != D{}) {  // a zero pivot leaves the column as it is (LAPACK does the same)
-      const D inv = D(1) / piv;
-      for (int r = max(j + 1 - r0, 0) + warp; r < nr; r += kWarps) {
-        const D v = s[r * W + j];
-        __syncwarp();
-        const D l = v * inv;
-        if (lane == j)
-          s[r * W + j] = l;
-        else if (lane > j && lane < p.w)
-          s[r * W + lane] -= l * prow[lane];
+      const D inv = D(1) / piv, pv = prow[lane];
+      // kUnroll rows at a time: their loads in flight together, not one latency each.
+      for (int base = max(j + 1 - r0, 0) + warp; base < nr; base += kUnroll * kWarps) {
+        D v[kUnroll], x[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          const int r = base + u * kWarps;
+          v[u] = r < nr ? s[r * W + j] : D{};
+          x[u] = r < nr && lane > j ? s[r * W + lane] : D{};
+        }
+        __syncwarp();  // the trip count is the warp's; lane j's writes follow every read
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          const int r = base + u * kWarps;
+          if (r >= nr) continue;
+          const D l = v[u] * inv;
+          if (lane == j)
+            s[r * W + j] = l;
+          else if (lane > j && lane < p.w)
+            s[r * W + lane] = x[u] - l * pv;
+        }
       }
     }
     __syncthreads();

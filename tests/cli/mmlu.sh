@@ -78,17 +78,17 @@ expect_exit 2 mmlu A31.mtx --impl nosuch
 if [[ -z $gpu ]]; then
   expect_exit 4 mmlu A31.mtx --device cuda
 else
-  # --device cuda alone: cuda-blocked, the GPU named in the record with the h2d phase; the
+  # --device cuda alone: cusolver (the fastest), the GPU named in the record with the h2d phase; the
   # pivots are SciPy's (LAPACK's) on a matrix that needs them; single precision; complex.
   expect_exit 0 mmlu R.mtx --device cuda -o LUg.mtx --pivots pg.mtx --timing g.jsonl
-  "$PY" - <<'EOF' && pass "cuda-blocked agrees with lu_factor" || fail "cuda-blocked disagrees with lu_factor"
+  "$PY" - <<'EOF' && pass "--device cuda agrees with lu_factor" || fail "--device cuda disagrees with lu_factor"
 import json, numpy as np, scipy.io as sio, scipy.linalg as sl
 A = np.asarray(sio.mmread("R.mtx")); LU = np.asarray(sio.mmread("LUg.mtx")); p = np.asarray(sio.mmread("pg.mtx")).ravel()
 lu, piv = sl.lu_factor(A)
 assert (piv + 1 == p).all(), (piv + 1, p)
 assert np.allclose(lu, LU, rtol=1e-10, atol=1e-12)
 r = json.loads(open("g.jsonl").readline())
-assert r["impl"] == "cuda-blocked" and "h2d" in r["phases"] and "NVIDIA" in r["device"], r
+assert r["impl"] == "cusolver" and "h2d" in r["phases"] and "NVIDIA" in r["device"], r
 EOF
   mmgen dense --n 700 --lo -1 --hi 1 --seed 12 -o A700.mtx
   for impl in $cuda_impls; do
