@@ -177,8 +177,8 @@ int run_cuda(const CudaOptions& o) {
     rows.push_back(stencil_row<double>(dim, n, "cuda-norm", false, o.updates, o));
     if (dim == 3) {  // the rows of y a thread holds (2D marches one row a thread)
       rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry2", true, o.updates, o));
-      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry8", true, o.updates, o));
-      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-pf", true, o.updates, o));
+      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry4", true, o.updates, o));
+      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-col", true, o.updates, o));
     }
     rows.push_back(stencil_row<float>(dim, n, "cuda-naive", true, o.updates / 10, o));
     rows.push_back(stencil_row<float>(dim, n, "cuda-partials", true, o.updates, o));

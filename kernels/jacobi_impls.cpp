@@ -104,17 +104,16 @@ const ImplList<StencilMake<T>>& stencil_impls() {
       return [k](const StencilProblem<T>& p) { return make_stencil_cuda(p, k); };
     };
     l.push_back({"cuda-norm", Device::cuda,
-                 "--poisson2d/3d: 8/16-byte vectors along x, 4 rows of y a thread, 3 planes in "
+                 "--poisson2d/3d: 8/16-byte vectors along x, whole rows a block, 3 planes in "
                  "registers marching along z, change reduced in the same kernel",
                  cuda(StencilCudaKernel::march)});
     l.push_back({"cuda-norm-ry2", Device::cuda, "--poisson2d/3d: cuda-norm, 2 rows of y a thread",
                  cuda(StencilCudaKernel::march_ry2)});
-    l.push_back({"cuda-norm-ry8", Device::cuda, "--poisson2d/3d: cuda-norm, 8 rows of y a thread",
-                 cuda(StencilCudaKernel::march_ry8)});
-    l.push_back({"cuda-norm-pf", Device::cuda,
-                 "--poisson2d/3d: cuda-norm with the plane two ahead requested before each sweep "
-                 "of a plane",
-                 cuda(StencilCudaKernel::march_pf)});
+    l.push_back({"cuda-norm-ry4", Device::cuda, "--poisson2d/3d: cuda-norm, 4 rows of y a thread",
+                 cuda(StencilCudaKernel::march_ry4)});
+    l.push_back({"cuda-norm-col", Device::cuda,
+                 "--poisson2d/3d: cuda-norm-ry2 on tiles of 64 doubles x 16 rows (a warp along x)",
+                 cuda(StencilCudaKernel::march_col)});
     l.push_back({"cuda-partials", Device::cuda,
                  "--poisson2d/3d: coalesced, change by block partials + final kernel on the GPU",
                  cuda(StencilCudaKernel::partials)});

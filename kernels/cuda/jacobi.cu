@@ -213,8 +213,9 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 template <class T>
 class StencilCudaRunner final : public cuda::CudaRunner {
-  // A marching sweep: its arguments are the same for every V, RY, BY and NORM.
-  using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, double*, double*, unsigned*);
+  // A marching sweep: its arguments are the same for every V, RY and NORM, 2D and 3D.
+  using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, double*, double*,
+                           unsigned*);
 
  public:
   StencilCudaRunner(const StencilProblem<T>& p, StencilCudaKernel k) : p_(p), kernel_(k) {
@@ -269,28 +270,25 @@ class StencilCudaRunner final : public cuda::CudaRunner {
 
   bool marching() const {
     return kernel_ == StencilCudaKernel::march || kernel_ == StencilCudaKernel::march_ry2 ||
-           kernel_ == StencilCudaKernel::march_ry8 || kernel_ == StencilCudaKernel::march_pf;
+           kernel_ == StencilCudaKernel::march_ry4 || kernel_ == StencilCudaKernel::march_col;
   }
-  // Rows of y per thread and warps per block of the 3D marching sweep (16 rows a block).
+  // Rows of y per thread of the 3D marching sweep.
   int rows_per_thread() const {
-    return kernel_ == StencilCudaKernel::march_ry2   ? 2
-           : kernel_ == StencilCudaKernel::march_ry8 ? 8
-                                                     : 4;
+    return kernel_ == StencilCudaKernel::march_ry4 ? 4
+           : kernel_ == StencilCudaKernel::march   ? 1
+                                                   : 2;
   }
-  int warps() const { return p_.room.dim == 2 ? 4 : 16 / rows_per_thread(); }
 
   template <int V, bool NORM>
   MarchFn march_as() const {
     if (p_.room.dim == 2) return &stencil::march2v_sweep<T, V, 4, NORM>;
-    if (kernel_ == StencilCudaKernel::march_pf)
-      return &stencil::march3v_sweep<T, V, 4, 4, NORM, true>;
     switch (rows_per_thread()) {
-      case 2:
-        return &stencil::march3v_sweep<T, V, 2, 8, NORM>;
-      case 8:
-        return &stencil::march3v_sweep<T, V, 8, 2, NORM>;
+      case 1:
+        return &stencil::march3v_sweep<T, V, 1, NORM>;
+      case 4:
+        return &stencil::march3v_sweep<T, V, 4, NORM>;
       default:
-        return &stencil::march3v_sweep<T, V, 4, 4, NORM>;
+        return &stencil::march3v_sweep<T, V, 2, NORM>;
     }
   }
   template <bool NORM>
@@ -313,20 +311,26 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     if (marching()) {
       // One wave: every block resident at once, each marching one chunk of planes (rows in
       // 2D); the two planes before a chunk are the only ones read twice.
-      threads_ = 32 * warps();
+      std::int64_t gx, gy = 1;
+      if (p_.room.dim == 3) {
+        // Warps side by side along x (at most 8 a block) to cover whole rows, the rest of the
+        // 8 along y; march_col: one warp along x, 8 along y (64 doubles x 16 rows).
+        const std::int64_t row_warps = ceil_div(n, 32 * std::int64_t{vec_});
+        gx = kernel_ == StencilCudaKernel::march_col ? row_warps : ceil_div(row_warps, 8);
+        wx_ = static_cast<int>(ceil_div(row_warps, gx));
+        const int wy = std::max(1, 8 / wx_);
+        threads_ = 32 * wx_ * wy;
+        gy = ceil_div(m, std::int64_t{wy} * rows_per_thread());
+        if (gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
+      } else {
+        threads_ = 32 * 4;
+        gx = ceil_div(n, std::int64_t{threads_} * vec_);
+      }
       int per_sm = 0;
       MM_CUDA(
           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, march_fn<true>(), threads_, 0));
       const std::int64_t resident =
           std::max<std::int64_t>(1, per_sm) * std::int64_t{cuda::multiprocessors()};
-      std::int64_t gx, gy = 1;
-      if (p_.room.dim == 3) {
-        gx = ceil_div(n, 32 * std::int64_t{vec_});
-        gy = ceil_div(m, std::int64_t{warps()} * rows_per_thread());
-        if (gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
-      } else {
-        gx = ceil_div(n, std::int64_t{threads_} * vec_);
-      }
       std::int64_t chunks =
           std::clamp<std::int64_t>(resident / (gx * gy), 1, std::min(m, kMaxGridYZ));
       chunk_ = ceil_div(m, chunks);
@@ -359,7 +363,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
       const MarchFn fn = slot < 0 ? march_fn<false>() : march_fn<true>();
       fn<<<grid_dim_, threads_>>>(room_, grid_[src].get(), grid_[1 - src].get(),
-                                  static_cast<T>(p_.room.h2f), inv, chunk_, s, partials_.get(),
+                                  static_cast<T>(p_.room.h2f), inv, chunk_, wx_, s, partials_.get(),
                                   counter_.get());
       MM_CUDA_LAUNCHED("jacobi march_sweep");
     } else if (slot < 0) {
@@ -407,7 +411,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   std::unique_ptr<ChangeSlots> slots_;
   dim3 grid_dim_;
   std::int64_t chunk_ = 1, blocks_ = 0;
-  int vec_ = 1, threads_ = kThreads, result_ = 0;
+  int vec_ = 1, threads_ = kThreads, wx_ = 1, result_ = 0;
 };
 
 // ---- the system runner ----------------------------------------------------------------------

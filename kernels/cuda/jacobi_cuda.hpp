@@ -11,11 +11,11 @@ namespace mm {
 // naive: a thread per point, consecutive threads along the slowest index (uncoalesced on
 // purpose); coalesced: threads along x, 2D tiles over (x, y) marching along z; partials: the
 // coalesced sweep with the change reduced by block partials and a final kernel; march: 8- or
-// 16-byte vectors along x, RY rows of y per thread (4; march_ry2: 2, march_ry8: 8), three
-// planes in registers marching along z, the change reduced by the grid's last block into
-// pinned host memory (kernels/cuda/stencil_march.cuh); march_pf: march with the plane two
-// ahead requested before each plane is computed.
-enum class StencilCudaKernel { naive, coalesced, partials, march, march_ry2, march_ry8, march_pf };
+// 16-byte vectors along x, warps side by side over whole rows, 1 row of y per thread (ry2: 2,
+// ry4: 4; col: 2 rows, one warp along x and 8 along y), three planes in registers marching
+// along z, the change reduced by the grid's last block into pinned host memory
+// (kernels/cuda/stencil_march.cuh).
+enum class StencilCudaKernel { naive, coalesced, partials, march, march_ry2, march_ry4, march_col };
 
 template <class T>
 std::unique_ptr<Runner> make_stencil_cuda(const StencilProblem<T>& p, StencilCudaKernel k);

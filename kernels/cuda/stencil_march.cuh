@@ -51,16 +51,29 @@ __device__ __forceinline__ void store(T* p, const Vec<T, V>& x) {
   *reinterpret_cast<Vec<T, V>*>(p) = x;
 }
 
+// Sum over the block, any whole number of warps up to 32; thread 0 holds it. The order is
+// fixed by the block's shape, so the same inputs give the same sum.
+__device__ __forceinline__ double block_sum(double v) {
+  __shared__ double part[32];
+  v = cuda::group_sum<32>(v);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) part[warp] = v;
+  __syncthreads();
+  v = threadIdx.x < blockDim.x / 32 ? part[threadIdx.x] : 0.0;
+  if (warp == 0) v = cuda::group_sum<32>(v);
+  __syncthreads();  // part may be reused by the next call
+  return v;
+}
+
 // The block's squared change into PARTIALS[BLOCK]; the last block of the grid to finish sums
 // all partials in a fixed order (the same norm on every run, whichever block is last) into
 // *SLOT and resets *COUNTER for the next sweep: no second kernel between sweeps. Every
 // thread of the block calls this (it holds barriers).
-template <int THREADS>
 __device__ __forceinline__ void reduce_change(double change, double* slot, double* partials,
                                               unsigned* counter, std::int64_t block,
                                               std::int64_t blocks) {
   __shared__ bool last;
-  change = cuda::block_sum<THREADS>(change);
+  change = block_sum(change);
   if (threadIdx.x == 0) {
     partials[block] = change;
     __threadfence();  // the partial is visible device-wide before the count says so
@@ -70,9 +83,9 @@ __device__ __forceinline__ void reduce_change(double change, double* slot, doubl
   if (!last) return;
   __threadfence();
   double s = 0;
-  for (std::int64_t b = threadIdx.x; b < blocks; b += THREADS)
+  for (std::int64_t b = threadIdx.x; b < blocks; b += blockDim.x)
     s += __ldcg(partials + b);  // from L2: other blocks wrote them
-  s = cuda::block_sum<THREADS>(s);
+  s = block_sum(s);
   if (threadIdx.x == 0) {
     *slot = s;
     *counter = 0;
@@ -114,24 +127,29 @@ __device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, s
   if (lane == 31) right = e;
 }
 
-// 3D. A block is 32 x BY threads: a warp spans 32 V points of x (walls included: x tiles
-// start at 0, so every vector access is aligned when V divides N), each thread RY rows of y.
-// The block marches along z through planes [k0, k1), holding planes k-1, k, k+1 of its rows
-// in registers: every point is read from memory once per sweep, except the rows just above
-// and below the thread's RY (L1/L2 hits, loaded by the neighbouring threads) and one scalar
-// per row at the warp's two x ends. Wall points inside a vector are written back unchanged
-// (both buffers hold the same walls). The change accumulates in registers and is reduced
-// once per block. PF: plane k+2 is requested before plane k is computed, twice the bytes in
-// flight for RY more vectors of registers.
-template <class T, int V, int RY, int BY, bool NORM, bool PF = false>
-__global__ void __launch_bounds__(32 * BY)
+// 3D. A block is WX x WY warps (runtime, at most 8): a warp spans 32 V points of x (walls
+// included: x tiles start at 0, so every vector access is aligned when V divides N), each
+// thread RY rows of y; WX warps side by side cover whole rows where they can, so that a block
+// reads WY * RY whole rows of a plane, one contiguous stretch of memory, each step. The block
+// marches along z through planes [k0, k1), holding planes k-1, k, k+1 of its rows in
+// registers: every point is read from memory once per sweep, except the rows just above and
+// below the thread's RY (L1/L2 hits, loaded by the neighbouring threads) and one scalar per
+// row at the warp's two x ends. Wall points inside a vector are written back unchanged (both
+// buffers hold the same walls). The change accumulates in registers and is reduced once per
+// block. Measured on the H200 (double, change every sweep, N = 256 / 384 / 512, fraction of
+// a device copy's bandwidth): RY 1 0.81 / 0.82 / 0.78; RY 2 0.74 / 0.74 / 0.69; RY 4 0.61 /
+// 0.58 / 0.55 (registers: fewer warps, fewer loads in flight); RY 2 on 64 x 16 tiles of one
+// warp along x 0.74 / 0.74 / 0.70; the old cuda-partials 0.57 / 0.67 / 0.67. The 2D sweep 0.85.
+template <class T, int V, int RY, bool NORM>
+__global__ void __launch_bounds__(256)
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
-                  std::int64_t chunk, double* slot, double* partials, unsigned* counter) {
+                  std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
   using Vt = Vec<T, V>;
-  const int lane = threadIdx.x % 32, ty = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int wy = static_cast<int>(blockDim.x / 32) / wx;
   const std::int64_t n = r.n, nn = n * n;
-  const std::int64_t x0 = (blockIdx.x * std::int64_t{32} + lane) * V;
-  const std::int64_t y0 = 1 + (blockIdx.y * std::int64_t{BY} + ty) * RY;
+  const std::int64_t x0 = ((blockIdx.x * std::int64_t{wx} + warp % wx) * 32 + lane) * V;
+  const std::int64_t y0 = 1 + (blockIdx.y * std::int64_t{wy} + warp / wx) * RY;
   const std::int64_t k0 = 1 + blockIdx.z * chunk;
   const std::int64_t k1 = k0 + chunk < n - 1 ? k0 + chunk : n - 1;
   const bool in_x = x0 < n;
@@ -152,7 +170,7 @@ __global__ void __launch_bounds__(32 * BY)
   // The thread's first point of plane k0 - 1, then one plane further each step.
   const T* up = u + (k0 - 1) * nn + y0 * n + x0;
   T* op = out + k0 * nn + y0 * n + x0;
-  Vt below[RY], center[RY], above[RY], ahead[RY];
+  Vt below[RY], center[RY], above[RY];
   const auto load_plane = [&](const T* p, Vt(&v)[RY]) {
 #pragma unroll
     for (int q = 0; q < RY; ++q) v[q] = row_ok(q) ? load<T, V>(p + q * n) : Vt{};
@@ -160,14 +178,9 @@ __global__ void __launch_bounds__(32 * BY)
   load_plane(up, below);
   up += nn;  // plane k0
   load_plane(up, center);
-  if constexpr (PF) load_plane(up + nn, above);
   double change = 0;
   for (std::int64_t k = k0; k < k1; ++k, up += nn, op += nn) {
-    if constexpr (PF) {
-      if (k + 1 < k1) load_plane(up + 2 * nn, ahead);  // the next step's plane above
-    } else {
-      load_plane(up + nn, above);
-    }
+    load_plane(up + nn, above);
     const Vt lo = lo_ok ? load<T, V>(up - n) : Vt{};
     const Vt hi = hi_ok ? load<T, V>(up + RY * n) : Vt{};
     const bool heat_z = within(k, r.rz0, r.rz1);
@@ -195,14 +208,12 @@ __global__ void __launch_bounds__(32 * BY)
     for (int q = 0; q < RY; ++q) {
       below[q] = center[q];
       center[q] = above[q];
-      if constexpr (PF) above[q] = ahead[q];
     }
   }
   if constexpr (NORM)
-    reduce_change<32 * BY>(
-        change, slot, partials, counter,
-        blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
-        std::int64_t{gridDim.x} * gridDim.y * gridDim.z);
+    reduce_change(change, slot, partials, counter,
+                  blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
+                  std::int64_t{gridDim.x} * gridDim.y * gridDim.z);
 }
 
 // 2D: the same with rows for planes. A block is 32 x BY threads, each thread V points of x,
@@ -210,7 +221,8 @@ __global__ void __launch_bounds__(32 * BY)
 template <class T, int V, int BY, bool NORM>
 __global__ void __launch_bounds__(32 * BY)
     march2v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
-                  std::int64_t chunk, double* slot, double* partials, unsigned* counter) {
+                  std::int64_t chunk, int /*wx: the 3D sweep's*/, double* slot, double* partials,
+                  unsigned* counter) {
   using Vt = Vec<T, V>;
   const int lane = threadIdx.x % 32, ty = threadIdx.x / 32;
   const std::int64_t n = r.n;
@@ -245,9 +257,9 @@ __global__ void __launch_bounds__(32 * BY)
     center = above;
   }
   if constexpr (NORM)
-    reduce_change<32 * BY>(change, slot, partials, counter,
-                           blockIdx.x + std::int64_t{gridDim.x} * blockIdx.y,
-                           std::int64_t{gridDim.x} * gridDim.y);
+    reduce_change(change, slot, partials, counter,
+                  blockIdx.x + std::int64_t{gridDim.x} * blockIdx.y,
+                  std::int64_t{gridDim.x} * gridDim.y);
 }
 
 }  // namespace mm::stencil

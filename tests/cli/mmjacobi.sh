@@ -5,7 +5,7 @@ cd "$TMP"
 # CUDA implementations run where a GPU exists (the GPU machine), CPU ones everywhere.
 gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
 sys_impls="cpu ref${gpu:+ cuda}"
-room_impls="cpu-stencil ref-stencil${gpu:+ cuda-norm cuda-norm-ry2 cuda-norm-ry8 cuda-norm-pf cuda-partials cuda-coalesced cuda-naive}"
+room_impls="cpu-stencil ref-stencil${gpu:+ cuda-norm cuda-norm-ry2 cuda-norm-ry4 cuda-norm-col cuda-partials cuda-coalesced cuda-naive}"
 auto_sys=$([[ $gpu ]] && echo cuda || echo cpu)  # what --device auto runs A b on
 echo "implementations tested: $sys_impls $room_impls"
 
@@ -18,7 +18,7 @@ for impl in ref cpu ref-stencil cpu-stencil; do
   grep -Eq "^$impl +cpu " out && pass "--list-impls lists $impl" || fail "--list-impls lacks $impl: $(cat out)"
 done
 if [[ $gpu ]]; then
-  for impl in cuda cuda-norm cuda-norm-ry2 cuda-norm-ry8 cuda-norm-pf cuda-partials cuda-coalesced cuda-naive; do
+  for impl in cuda cuda-norm cuda-norm-ry2 cuda-norm-ry4 cuda-norm-col cuda-partials cuda-coalesced cuda-naive; do
     grep -Eq "^$impl +cuda " out && pass "--list-impls lists $impl" || fail "--list-impls lacks $impl: $(cat out)"
   done
 fi
