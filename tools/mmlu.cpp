@@ -1,7 +1,6 @@
 // mmlu: dense LU with partial pivoting, PA = LU, written packed (and optionally split).
 #include <cblas.h>
 #include <omp.h>
-#include <unistd.h>
 
 #include <iostream>
 
@@ -15,14 +14,6 @@
 namespace {
 
 using namespace mm;
-
-// Default --max-dense-bytes: half of the physical memory (both dense copies must fit
-// beside the parsed file and the output being formatted).
-std::int64_t default_max_dense_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return std::int64_t{8} << 30;
-  return static_cast<std::int64_t>(pages) * page / 2;
-}
 
 MtxMatrix pivots_mtx(const std::vector<std::int64_t>& ipiv) {
   MtxMatrix m;
@@ -77,9 +68,7 @@ int run(const Cli& cli) {
     split = cli.get<std::vector<std::string>>("split");
     if (split.size() != 3) throw UsageError("--split takes three paths: L U P");
   }
-  const std::int64_t max_bytes = cli.has("max-dense-bytes")
-                                     ? cli.get<std::int64_t>("max-dense-bytes")
-                                     : default_max_dense_bytes();
+  const std::int64_t max_bytes = max_dense_bytes(cli);
   const Device device = resolve_device(c.device, c.verbose, "mmlu");
   const int threads = thread_count(c.threads);
   openblas_set_num_threads(threads);  // OpenMP's count is set by Cli::parse
@@ -97,13 +86,7 @@ int run(const Cli& cli) {
   return with_value_type(c.precision, h.field == Field::complex, [&]<class T>() {
     const auto& impl = pick_impl(lu_impls<T>(), "lu", c.impl, device);
     const std::int64_t n = h.rows;
-    // A and its factors, both dense.
-    const double need = 2.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(T);
-    if (need > static_cast<double>(max_bytes))
-      throw DeviceError(a.path + ": the dense " + std::to_string(n) + " x " + std::to_string(n) +
-                        " matrix and its " + "factors need " +
-                        std::to_string(static_cast<std::int64_t>(need)) + " bytes, over " +
-                        "--max-dense-bytes " + std::to_string(max_bytes));
+    check_dense_fits(a.path, "LU", n, sizeof(T), max_bytes);
     Stopwatch w;
     const Dense<T> dense = to_dense<T>(a.m);
     Dense<T> lu(n, n);

@@ -2,7 +2,6 @@
 // UMFPACK, CG, BiCGSTAB or restarted GMRES.
 #include <cblas.h>
 #include <omp.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <iostream>
@@ -19,12 +18,6 @@
 namespace {
 
 using namespace mm;
-
-std::int64_t default_max_dense_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return std::int64_t{8} << 30;
-  return static_cast<std::int64_t>(pages) * page / 2;
-}
 
 // a_ij == conj(a_ji) for every stored entry (symmetric for real values), found by binary
 // search in row j's sorted columns.
@@ -101,9 +94,7 @@ int run(const Cli& cli) {
   opt.jacobi = pre == "jacobi";
   if (!(opt.tol > 0) || opt.max_iter < 1 || opt.restart < 1 || opt.check_every < 1)
     throw UsageError("--tol must be > 0, --max-iter, --restart and --check-every >= 1");
-  const std::int64_t max_bytes = cli.has("max-dense-bytes")
-                                     ? cli.get<std::int64_t>("max-dense-bytes")
-                                     : default_max_dense_bytes();
+  const std::int64_t max_bytes = max_dense_bytes(cli);
   const Device device = resolve_device(c.device, c.verbose, "mmsolve");
   const int threads = thread_count(c.threads);
   openblas_set_num_threads(threads);  // OpenMP's count is set by Cli::parse
@@ -142,14 +133,9 @@ int run(const Cli& cli) {
           pick_impl(solve_impls<I, T>(method), std::string("solve --method ") + method_name(method),
                     c.impl, device);
       const bool dense = method == SolveMethod::lu || method == SolveMethod::gauss;
-      if (dense) {
-        const double need = 2.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(T);
-        if (need > static_cast<double>(max_bytes))
-          throw DeviceError(a.path + ": --method " + method_name(method) + " needs " +
-                            std::to_string(static_cast<std::int64_t>(need)) +
-                            " bytes for the dense matrix and " +
-                            "its factors, over --max-dense-bytes " + std::to_string(max_bytes));
-      }
+      if (dense)
+        check_dense_fits(a.path, std::string("--method ") + method_name(method), n, sizeof(T),
+                         max_bytes);
       if (method == SolveMethod::gauss)
         std::cerr << "mmsolve: warning: gauss eliminates without pivoting: unstable unless A is "
                      "diagonally "

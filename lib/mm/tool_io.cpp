@@ -2,6 +2,7 @@
 #include "mm/tool_io.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <complex>
 #include <iostream>
@@ -65,5 +66,23 @@ template std::vector<std::complex<float>> vector_values<std::complex<float>>(con
 template std::vector<std::complex<double>> vector_values<std::complex<double>>(const Input&,
                                                                                std::int64_t,
                                                                                const std::string&);
+
+std::int64_t max_dense_bytes(const Cli& cli) {
+  if (cli.has("max-dense-bytes")) return cli.get<std::int64_t>("max-dense-bytes");
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::int64_t{8} << 30;
+  return static_cast<std::int64_t>(pages) * page / 2;
+}
+
+void check_dense_fits(const std::string& path, const std::string& what, std::int64_t n,
+                      std::size_t value_size, std::int64_t max_bytes) {
+  const double need =
+      2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(value_size);
+  if (need > static_cast<double>(max_bytes))
+    throw DeviceError(
+        path + ": " + what + " needs " + std::to_string(static_cast<std::int64_t>(need)) +
+        " bytes for the dense " + std::to_string(n) + " x " + std::to_string(n) +
+        " matrix and its factors, over --max-dense-bytes " + std::to_string(max_bytes));
+}
 
 }  // namespace mm

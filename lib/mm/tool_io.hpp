@@ -31,4 +31,13 @@ double save_output(const MtxMatrix& m, const CommonOptions& c);
 template <class T>
 std::vector<T> vector_values(const Input& in, std::int64_t n, const std::string& what);
 
+// --max-dense-bytes when given, else half of the physical memory (a dense matrix and its
+// factors must fit beside the parsed file and the output being formatted).
+std::int64_t max_dense_bytes(const Cli& cli);
+
+// Throws DeviceError (exit 4) naming PATH, WHAT and the bytes when an n x n matrix of
+// VALUE_SIZE-byte values and its factors (2 n^2 values) exceed MAX_BYTES.
+void check_dense_fits(const std::string& path, const std::string& what, std::int64_t n,
+                      std::size_t value_size, std::int64_t max_bytes);
+
 }  // namespace mm

@@ -3,12 +3,12 @@
 // outputs; zero pivots, non-convergence and unsupported inputs.
 #include <gtest/gtest.h>
 
+#include "gpu.hpp"
 #include "mm/check.hpp"
 #include "mm/generate.hpp"
 #include "random_matrices.hpp"
 #include "solve.hpp"
 #include "spmv.hpp"
-#include "gpu.hpp"
 #include "test_helpers.hpp"
 
 namespace mm {
@@ -181,8 +181,8 @@ TEST(Solve, GaussZeroPivotAndLuPivots) {
     EXPECT_EQ(x.data, (std::vector<double>{5, 3})) << impl.name;
   }
   c.val = {0, 1};  // a zero column
-  EXPECT_THROW(solve(named<double>(SolveMethod::umfpack, "umfpack"),
-                     SolveMethod::umfpack, coo_to_csr(c), b, x),
+  EXPECT_THROW(solve(named<double>(SolveMethod::umfpack, "umfpack"), SolveMethod::umfpack,
+                     coo_to_csr(c), b, x),
                NumericalError);
 }
 
@@ -219,9 +219,9 @@ TEST(Solve, UnsupportedAndBadDiagonal) {
   IterOptions opt;
   opt.jacobi = true;
   Dense<double> b(2, 1, 1.0), x;
-  EXPECT_THROW(solve(named<double>(SolveMethod::gmres, "cpu"), SolveMethod::gmres,
-                     coo_to_csr(c), b, x, opt),
-               NumericalError);
+  EXPECT_THROW(
+      solve(named<double>(SolveMethod::gmres, "cpu"), SolveMethod::gmres, coo_to_csr(c), b, x, opt),
+      NumericalError);
 }
 
 // Corpus systems: bcsstk13 (SPD) by cg with Jacobi, west0479 (general) by umfpack and lu,

@@ -258,8 +258,8 @@ void expect_finite_close(const std::vector<T>& got, const std::vector<T>& want,
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t k = 0; k < got.size(); ++k) {
     if (!std::isfinite(std::abs(want[k]))) continue;
-    const double bound = 1e-10 * (1 + std::abs(want[k])) +
-                         (scale != nullptr ? 1e-13 * std::abs((*scale)[k]) : 0.0);
+    const double bound =
+        1e-10 * (1 + std::abs(want[k])) + (scale != nullptr ? 1e-13 * std::abs((*scale)[k]) : 0.0);
     ASSERT_LE(std::abs(got[k] - want[k]), bound) << what << " at " << k;
   }
 }
