@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <random>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "mm/matrix.hpp"
+#include "spmv.hpp"
 
 namespace mm::test {
 
@@ -110,6 +112,24 @@ void expect_close(const std::vector<T>& got, const std::vector<T>& want, double 
 template <class T>
 T poison() {
   return T(std::nan(""));
+}
+
+// max over columns of ||b - A x|| / ||b||, by the reference SpMV (the solver tests' check).
+template <class I, class T>
+double rel_residual(const Csr<I, T>& a, const Dense<T>& x, const Dense<T>& b) {
+  double worst = 0;
+  std::vector<T> xc(static_cast<std::size_t>(a.rows)), ax(xc.size());
+  for (std::int64_t c = 0; c < b.cols; ++c) {
+    for (std::int64_t i = 0; i < a.rows; ++i) xc[i] = x(i, c);
+    spmv_ref(a, xc.data(), ax.data(), T(1), T(0));
+    double r = 0, bn = 0;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+      r += std::norm(std::complex<double>(b(i, c) - ax[i]));
+      bn += std::norm(std::complex<double>(b(i, c)));
+    }
+    worst = std::max(worst, std::sqrt(r / std::max(bn, 1e-300)));
+  }
+  return worst;
 }
 
 }  // namespace mm::test

@@ -29,7 +29,8 @@ const Impl<LuMake<T>>& ref_impl() {
   throw std::logic_error("no ref LU");
 }
 
-// Runs IMPL on A through its runner, pivots poisoned first.
+// Runs IMPL on A through its runner as the tools do (a run, then a timed run: both must factor
+// A afresh), the factors and pivots poisoned first (CUDA runners poison their device copies).
 template <class T>
 void factor(const Impl<LuMake<T>>& impl, const Dense<T>& a, Dense<T>& lu,
             std::vector<std::int64_t>& ipiv) {
@@ -39,7 +40,7 @@ void factor(const Impl<LuMake<T>>& impl, const Dense<T>& a, Dense<T>& lu,
   auto r = impl.make(p);
   r->upload();
   r->run();
-  r->run();  // a second run factors A again, not the factors
+  r->timed_run();  // as the tools do: a second run factors A again, not the factors
   r->download();
 }
 
@@ -261,21 +262,6 @@ TEST(Lu, EveryImplOnTheCorpus) {
 
 // ---- GPU ------------------------------------------------------------------------------------
 
-// Runs IMPL as the tools do (a run, then a timed run: both must factor A afresh), the factors
-// poisoned (NaN) on the host and, by the runners, on the device.
-template <class T>
-void factor_on_gpu(const Impl<LuMake<T>>& impl, const Dense<T>& a, Dense<T>& lu,
-                   std::vector<std::int64_t>& ipiv) {
-  lu = Dense<T>(a.rows, a.cols, test::poison<T>());
-  ipiv.assign(static_cast<std::size_t>(a.rows), -7);
-  LuProblem<T> p{&a, &lu, &ipiv};
-  auto r = impl.make(p);
-  r->upload();
-  r->run();
-  r->timed_run();
-  r->download();
-}
-
 // Every CUDA implementation against lu_ref on random (pivoting) matrices: sizes around the
 // 32-column leaf, 100 and 1100 (no multiple of any panel width: the last panel is narrow and
 // a leaf splits unevenly), 1000, and 2048 (cuda-blocked's 128-wide panels, 16 steps of
@@ -303,7 +289,7 @@ TYPED_TEST(LuTypes, CudaImplsMatchRef) {
             impl.name + " n=" + std::to_string(n) + (dominant ? " dominant" : " random");
         Dense<T> lu;
         std::vector<std::int64_t> ipiv;
-        factor_on_gpu(impl, a, lu, ipiv);
+        factor(impl, a, lu, ipiv);
         expect_factors(a, lu, ipiv, 40.0 * static_cast<double>(n) * eps<T>(), what);
         if (dominant) {
           for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(ipiv[i], i + 1) << what;
@@ -351,7 +337,7 @@ TYPED_TEST(LuTypes, CudaZeroPivotSameColumnAsCpu) {
       Dense<T> lu;
       std::vector<std::int64_t> ipiv;
       try {
-        factor_on_gpu(impl, *m, lu, ipiv);
+        factor(impl, *m, lu, ipiv);
         ADD_FAILURE() << impl.name << ": no error for a singular matrix (" << cpu << ")";
       } catch (const NumericalError& e) {
         EXPECT_EQ(std::string(e.what()), cpu) << impl.name << " n=" << m->rows;

@@ -45,24 +45,6 @@ Csr<std::int32_t, T> system(std::int64_t n, bool sym, std::uint64_t seed) {
   return coo_to_csr(dense_to_coo<std::int32_t>(d));
 }
 
-// max over columns of ||b - A x|| / ||b||, by the reference SpMV.
-template <class T>
-double rel_residual(const Csr<std::int32_t, T>& a, const Dense<T>& x, const Dense<T>& b) {
-  double worst = 0;
-  std::vector<T> xc(static_cast<std::size_t>(a.rows)), ax(xc.size());
-  for (std::int64_t c = 0; c < b.cols; ++c) {
-    for (std::int64_t i = 0; i < a.rows; ++i) xc[i] = x(i, c);
-    spmv_ref(a, xc.data(), ax.data(), T(1), T(0));
-    double r = 0, bn = 0;
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-      r += std::norm(std::complex<double>(b(i, c) - ax[i]));
-      bn += std::norm(std::complex<double>(b(i, c)));
-    }
-    worst = std::max(worst, std::sqrt(r / std::max(bn, 1e-300)));
-  }
-  return worst;
-}
-
 template <class T>
 SolveReport solve(const Impl<SolveMake<std::int32_t, T>>& impl, SolveMethod m,
                   const Csr<std::int32_t, T>& a, const Dense<T>& b, Dense<T>& x,
@@ -121,7 +103,7 @@ TYPED_TEST(SolveTypes, EveryMethodSolvesAwkwardSizes) {
                                      " n=" + std::to_string(n) + " k=" + std::to_string(k) +
                                      (jacobi ? " jacobi" : "");
             EXPECT_TRUE(rep.converged) << what;
-            EXPECT_LE(rel_residual(a, x, b), (single<T>() ? 1e-4 : 1e-9)) << what;
+            EXPECT_LE(test::rel_residual(a, x, b), (single<T>() ? 1e-4 : 1e-9)) << what;
             if (is_iterative(m)) {
               EXPECT_GE(rep.iterations, n > 1 ? 1 : 0) << what;
             }
@@ -153,7 +135,7 @@ TEST(Solve, CpuMatchesRef) {
                   0.1 * static_cast<double>(rr.iterations) + 3)
           << method_name(m) << " " << kind;
       test::expect_close(xc.data, xr.data, 1e-6, std::string(method_name(m)) + " " + kind);
-      EXPECT_LE(rel_residual(a, xc, b), 1e-8) << method_name(m) << " " << kind;
+      EXPECT_LE(test::rel_residual(a, xc, b), 1e-8) << method_name(m) << " " << kind;
     }
   }
 }
@@ -254,7 +236,7 @@ TEST(Solve, CorpusSystems) {
         Dense<V> x;
         const auto rep = solve(impl, cs.m, a, b, x, opt);
         EXPECT_TRUE(rep.converged) << cs.file << " " << method_name(cs.m) << "/" << impl.name;
-        EXPECT_LE(rel_residual(a, x, b), cs.tol)
+        EXPECT_LE(test::rel_residual(a, x, b), cs.tol)
             << cs.file << " " << method_name(cs.m) << "/" << impl.name;
       }
     };

@@ -88,24 +88,6 @@ Csr<I, T> convection_diffusion(std::int64_t m, double ch) {
   return coo_to_csr(c);
 }
 
-// max over columns of ||b - A x|| / ||b||, by the reference SpMV.
-template <class T>
-double rel_residual(const Csr<I, T>& a, const Dense<T>& x, const Dense<T>& b) {
-  double worst = 0;
-  std::vector<T> xc(static_cast<std::size_t>(a.rows)), ax(xc.size());
-  for (std::int64_t c = 0; c < b.cols; ++c) {
-    for (std::int64_t i = 0; i < a.rows; ++i) xc[i] = x(i, c);
-    spmv_ref(a, xc.data(), ax.data(), T(1), T(0));
-    double r = 0, bn = 0;
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-      r += std::norm(std::complex<double>(b(i, c) - ax[i]));
-      bn += std::norm(std::complex<double>(b(i, c)));
-    }
-    worst = std::max(worst, std::sqrt(r / std::max(bn, 1e-300)));
-  }
-  return worst;
-}
-
 // ||x - y|| / ||y|| over every entry.
 template <class T>
 double rel_diff(const Dense<T>& x, const Dense<T>& y) {
@@ -152,7 +134,7 @@ void expect_matches_cpu(SolveMethod m, const Csr<I, T>& a, const Dense<T>& b,
   EXPECT_EQ(gpu.rep.note, cpu.rep.note) << what;
   EXPECT_NEAR(gi, ci, (single<T>() ? 0.25 : 0.1) * ci + 3) << what;
   for (const T& v : gpu.x.data) ASSERT_FALSE(std::isnan(std::abs(v))) << what << ": x not written";
-  const double measured = rel_residual(a, gpu.x, b);
+  const double measured = test::rel_residual(a, gpu.x, b);
   EXPECT_NEAR(gpu.rep.relative_residual, measured, 0.5 * opt.tol + 1e-3 * measured) << what;
   if (cpu.rep.converged) {
     EXPECT_LE(gpu.rep.relative_residual, opt.tol) << what;
@@ -389,7 +371,7 @@ TYPED_TEST(SolveCudaTypes, GaussMatchesCpu) {
         const std::string what =
             "gauss/" + impl->name + " n=" + std::to_string(n) + " k=" + std::to_string(k);
         test::expect_close(gpu.x.data, cpu.x.data, 50 * test::tolerance<T>(n), what);
-        EXPECT_LE(rel_residual(a, gpu.x, b), 50 * test::tolerance<T>(n)) << what;
+        EXPECT_LE(test::rel_residual(a, gpu.x, b), 50 * test::tolerance<T>(n)) << what;
         EXPECT_EQ(gpu.rep.flops, cpu.rep.flops) << what;
         EXPECT_TRUE(gpu.rep.converged) << what;
       }
