@@ -11,13 +11,6 @@ namespace mm::cuda::krylov {
 
 namespace {
 
-__device__ __forceinline__ std::int64_t first_index() {
-  return blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
-}
-__device__ __forceinline__ std::int64_t grid_stride() {
-  return static_cast<std::int64_t>(gridDim.x) * kThreads;
-}
-
 template <class D>
 __device__ __forceinline__ D conj_d(const D& v) {
   if constexpr (kParts<D> == 2)
@@ -68,23 +61,15 @@ __device__ void givens(const D& a, const D& b, real_t<D>& c, D& s) {
   }
 }
 
-// A cycle's start: v0 = b - A x and beta = ||v0||: converged, out of iterations, or g = beta e1.
+// A cycle's start: v0 = b - A x (the residual epilogue, v0 its t) and beta = ||v0||:
+// converged, out of iterations, or g = beta e1.
 template <class D>
-struct GmresStart {
-  static constexpr int kSums = 1;
-  const D* b;
-  D* v0;
+struct GmresStart : ResidualEpi<D> {
   Arnoldi<D> ar;
   double goal;
   std::int64_t max_iter;
-  __device__ bool skip(const State<D>&) const { return false; }
-  __device__ void row(std::int64_t i, const D& ax, real_t<D>* acc) const {
-    const D v = b[i] - ax;
-    v0[i] = v;
-    add_norm(acc, v);
-  }
   __device__ void finish(State<D>& st, const real_t<D>* s) const {
-    st.rr = s[0];
+    ResidualEpi<D>::finish(st, s);  // state.rr = ||v0||^2
     const double beta = sqrt(static_cast<double>(s[0]));
     if (beta <= goal) {
       st.stop = kConverged;
@@ -117,19 +102,12 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// w = A z and h_{0j} = v0'w; the inner step is counted.
+// w = A z and h_{0j} = v0'w (dot v0, out w); the inner step is counted.
 template <class D>
-struct GmresMatvec {
-  static constexpr int kSums = kParts<D>;
-  const D* v0;
-  D* w;
+struct GmresMatvec : StoreDotEpi<D> {
   Arnoldi<D> ar;
   int j;
   __device__ bool skip(const State<D>& st) const { return step_skipped(st.stop, st.cycle_done); }
-  __device__ void row(std::int64_t i, const D& ax, real_t<D>* acc) const {
-    w[i] = ax;
-    add_dot(acc, v0[i], ax);
-  }
   __device__ void finish(State<D>& st, const real_t<D>* s) const {
     ++st.iter;
     ar.H(0, j) = value_of<D>(s);
@@ -278,13 +256,13 @@ class Gmres final : public Method<I, T> {
   }
 
   void start(const D* b, const D* x, double goal) {
-    s_.spmv(x, GmresStart<D>{b, basis(0), arnoldi(), goal, o_.max_iter});
+    s_.spmv(x, GmresStart<D>{{b, basis(0)}, arnoldi(), goal, o_.max_iter});
     normalize(basis(0), 0);
   }
 
   void step(int j, double goal) {
     if (j > 0) normalize(w_.dev(), j);
-    s_.spmv(s_.jacobi() ? z() : basis(j), GmresMatvec<D>{basis(0), w_.dev(), arnoldi(), j});
+    s_.spmv(s_.jacobi() ? z() : basis(j), GmresMatvec<D>{{basis(0), w_.dev()}, arnoldi(), j});
     for (int i = 0; i <= j; ++i) {
       gmres_mgs<D><<<s_.vec_grid(), kThreads>>>(s_.n(), basis(i), i < j ? basis(i + 1) : nullptr,
                                                 w_.dev(), arnoldi(), i, j, goal, o_.max_iter,

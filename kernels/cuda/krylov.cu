@@ -37,9 +37,7 @@ __global__ void __launch_bounds__(kThreads)
     norm_kernel(std::int64_t n, const D* __restrict__ v, State<D>* st, real_t<D>* partials,
                 unsigned* counter) {
   real_t<D> acc[1] = {};
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; i < n;
-       i += static_cast<std::int64_t>(gridDim.x) * kThreads)
-    add_norm(acc, v[i]);
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) add_norm(acc, v[i]);
   if (reduce_last(acc, partials, counter) && threadIdx.x == 0) st->rr = acc[0];
 }
 
@@ -47,8 +45,7 @@ __global__ void __launch_bounds__(kThreads)
 template <class D>
 __global__ void __launch_bounds__(kThreads)
     copy_column(std::int64_t n, std::int64_t k, std::int64_t c, D* m, D* v, bool to_vector) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x; i < n;
-       i += static_cast<std::int64_t>(gridDim.x) * kThreads) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
     if (to_vector)
       v[i] = m[i * k + c];
     else

@@ -22,6 +22,15 @@ constexpr int kBlocksPerSm = 8;
 // The most reals one reduction sums: two complex dots.
 constexpr int kMaxSums = 4;
 
+// A grid-stride loop over n values at kThreads threads a block: for (i = first_index(); i < n;
+// i += grid_stride()).
+__device__ __forceinline__ std::int64_t first_index() {
+  return blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
+}
+__device__ __forceinline__ std::int64_t grid_stride() {
+  return static_cast<std::int64_t>(gridDim.x) * kThreads;
+}
+
 template <class D>
 struct real_of {
   using type = D;
@@ -171,6 +180,20 @@ struct ResidualEpi {
     add_norm(acc, v);
   }
   __device__ void finish(State<D>& st, const real_t<D>* s) const { st.rr = s[0]; }
+};
+
+// The methods' matvec: y = A x stored in OUT and DOT'y summed; each method derives its finish
+// (the iteration counted, the step's scalar from the dot). Skipped once the device stopped.
+template <class D>
+struct StoreDotEpi {
+  static constexpr int kSums = kParts<D>;
+  const D* dot;
+  D* out;
+  __device__ bool skip(const State<D>& st) const { return st.stop != kRunning; }
+  __device__ void row(std::int64_t i, const D& ax, real_t<D>* acc) const {
+    out[i] = ax;
+    add_dot(acc, dot[i], ax);
+  }
 };
 
 // The iteration's outcome, as the CPU drivers count it.

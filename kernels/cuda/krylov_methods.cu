@@ -10,13 +10,6 @@ namespace mm::cuda::krylov {
 
 namespace {
 
-__device__ __forceinline__ std::int64_t first_index() {
-  return blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
-}
-__device__ __forceinline__ std::int64_t grid_stride() {
-  return static_cast<std::int64_t>(gridDim.x) * kThreads;
-}
-
 // ---- CG ------------------------------------------------------------------------------------
 
 // (Re)start from the residual in r: z = M r, p = z, rz = r'z.
@@ -37,17 +30,9 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// q = A p and p'q: the iteration is counted, alpha = rz / p'q.
+// q = A p and p'q (dot p, out q): the iteration is counted, alpha = rz / p'q.
 template <class D>
-struct CgMatvec {
-  static constexpr int kSums = kParts<D>;
-  const D* p;
-  D* q;
-  __device__ bool skip(const State<D>& st) const { return st.stop != kRunning; }
-  __device__ void row(std::int64_t i, const D& ax, real_t<D>* acc) const {
-    q[i] = ax;
-    add_dot(acc, p[i], ax);
-  }
+struct CgMatvec : StoreDotEpi<D> {
   __device__ void finish(State<D>& st, const real_t<D>* s) const {
     ++st.iter;
     const D pq = value_of<D>(s);
@@ -143,7 +128,7 @@ class Cg final : public Method<I, T> {
   }
 
   void iterate(D* x, D* z, double goal) {
-    s_.spmv(p_.dev(), CgMatvec<D>{p_.dev(), q_.dev()});
+    s_.spmv(p_.dev(), CgMatvec<D>{{p_.dev(), q_.dev()}});
     cg_update<D><<<s_.vec_grid(), kThreads>>>(n(), p_.dev(), q_.dev(), x, r_.dev(), s_.inv(), z,
                                               goal, o_.max_iter, s_.state(), s_.partials(),
                                               s_.counter());
@@ -208,17 +193,9 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// v = A ph and rhat'v: the iteration is counted, alpha = rho / rhat'v.
+// v = A ph and rhat'v (dot rhat, out v): the iteration is counted, alpha = rho / rhat'v.
 template <class D>
-struct BicgstabMatvecV {
-  static constexpr int kSums = kParts<D>;
-  const D* rhat;
-  D* v;
-  __device__ bool skip(const State<D>& st) const { return st.stop != kRunning; }
-  __device__ void row(std::int64_t i, const D& ax, real_t<D>* acc) const {
-    v[i] = ax;
-    add_dot(acc, rhat[i], ax);
-  }
+struct BicgstabMatvecV : StoreDotEpi<D> {
   __device__ void finish(State<D>& st, const real_t<D>* s) const {
     ++st.iter;
     st.rho = st.rho_new;
@@ -363,7 +340,7 @@ class Bicgstab final : public Method<I, T> {
     bicgstab_direction<D>
         <<<g, kThreads>>>(n(), r_.dev(), v_.dev(), p_.dev(), s_.inv(), ph(), s_.state());
     MM_CUDA_LAUNCHED("bicgstab_direction");
-    s_.spmv(ph(), BicgstabMatvecV<D>{rhat_.dev(), v_.dev()});
+    s_.spmv(ph(), BicgstabMatvecV<D>{{rhat_.dev(), v_.dev()}});
     bicgstab_s<D><<<g, kThreads>>>(n(), r_.dev(), v_.dev(), s_vec_.dev(), s_.inv(), sh(), goal,
                                    s_.state(), s_.partials(), s_.counter());
     MM_CUDA_LAUNCHED("bicgstab_s");

@@ -1,5 +1,5 @@
 // Device building blocks of the CUDA LU: the cooperative panel leaf, pivot sequences turned
-// into row gathers, cuda-hybrid's per-column kernels and a tiled transpose.
+// into row gathers and cuda-hybrid's per-column kernels.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -272,36 +272,6 @@ __global__ void __launch_bounds__(kThreads) update_kernel(D* __restrict__ a, Ind
   a[i * n + j] -= a[i * n + k] * a[k * n + j];
 }
 
-// ---- transpose -------------------------------------------------------------------------------
-
-template <std::size_t N>
-struct bits;
-template <>
-struct bits<4> {
-  using type = unsigned int;
-};
-template <>
-struct bits<8> {
-  using type = unsigned long long;
-};
-template <>
-struct bits<16> {
-  using type = ulonglong2;
-};
-
-template <class B>
-__global__ void __launch_bounds__(kThreads)
-    transpose_kernel(const B* __restrict__ in, B* __restrict__ out, Index rows, Index cols) {
-  __shared__ B tile[32][33];
-  const Index c0 = blockIdx.x * static_cast<Index>(32), r0 = blockIdx.y * static_cast<Index>(32);
-  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
-  for (int y = ty; y < 32; y += kWarps)
-    if (r0 + y < rows && c0 + tx < cols) tile[y][tx] = in[(r0 + y) * cols + c0 + tx];
-  __syncthreads();
-  for (int y = ty; y < 32; y += kWarps)
-    if (c0 + y < cols && r0 + tx < rows) out[(c0 + y) * rows + r0 + tx] = tile[tx][y];
-}
-
 unsigned blocks_of(Index units, Index per_block) {
   return static_cast<unsigned>((units + per_block - 1) / per_block);
 }
@@ -424,25 +394,13 @@ void hybrid_step(T* a, Index n, Index k, int* ipiv, unsigned long long* info, cu
   MM_CUDA_LAUNCHED("lu update_kernel");
 }
 
-template <class T>
-void transpose(const T* in, T* out, Index rows, Index cols, cudaStream_t st) {
-  using B = typename bits<sizeof(T)>::type;
-  if (rows == 0 || cols == 0) return;
-  if (blocks_of(rows, 32) > kMaxGridY)
-    throw DeviceError("lu transpose: " + std::to_string(rows) + " rows exceed the grid");
-  transpose_kernel<B><<<dim3(blocks_of(cols, 32), blocks_of(rows, 32)), kThreads, 0, st>>>(
-      reinterpret_cast<const B*>(in), reinterpret_cast<B*>(out), rows, cols);
-  MM_CUDA_LAUNCHED("lu transpose_kernel");
-}
-
 #define MM_LU_KERNELS(T)                                                                      \
   template LeafScratch<T> leaf_prepare<T>(Index);                                             \
   template int leaf_width<T>(const LeafScratch<T>&, Index);                                   \
   template void leaf_factor<T>(T*, Index, int, int, int, int, int, int*, unsigned long long*, \
                                LeafScratch<T>&, cudaStream_t);                                \
   template void gather_rows<T>(T*, Index, Index, Index, const int*, int, cudaStream_t);       \
-  template void hybrid_step<T>(T*, Index, Index, int*, unsigned long long*, cudaStream_t);    \
-  template void transpose<T>(const T*, T*, Index, Index, cudaStream_t);
+  template void hybrid_step<T>(T*, Index, Index, int*, unsigned long long*, cudaStream_t);
 MM_FOR_VALUE_TYPES(MM_LU_KERNELS)
 
 }  // namespace mm::cuda::lu

@@ -46,8 +46,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ unsigned local[kBins];
   if (threadIdx.x < kBins) local[threadIdx.x] = 0;
   __syncthreads();
-  const std::int64_t i =
-      (blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x) / kCountLanes;
+  const std::int64_t i = group_row<kThreads, kCountLanes>();
   const int lane = threadIdx.x % kCountLanes;
   std::int64_t prods = 0;
   if (i < m)
@@ -138,9 +137,9 @@ __global__ void __launch_bounds__(THREADS)
     if (threadIdx.x == 0) dq.n = 0;
   __syncthreads();
   const int grp = threadIdx.x / G, lane = threadIdx.x % G;
-  const std::int64_t r = blockIdx.x * static_cast<std::int64_t>(R) + grp;
+  const std::int64_t r = group_row<THREADS, G>();
   if (r >= rows) return;  // the whole group: its later barriers are its own
-  const unsigned umask = U == 32 ? ~0u : ((1u << U) - 1) << (threadIdx.x % 32 / U * U);
+  const unsigned umask = unit_mask<U>();
   auto sync = [umask] {
     if constexpr (kBlock)
       __syncthreads();
@@ -293,17 +292,7 @@ class GustavsonRunner final : public cuda::CudaRunner {
       max_table_ /= 2;
   }
 
-  void download() override {
-    Csr<I, T>& c = *p_.c;
-    c.rows = p_.a->rows;
-    c.cols = p_.b->cols;
-    c.ptr.resize(static_cast<std::size_t>(c.rows) + 1);
-    cp_.download(c.ptr.data(), c.ptr.size());
-    c.idx.resize(static_cast<std::size_t>(nnz_));
-    c.val.resize(static_cast<std::size_t>(nnz_));
-    ci_.download(c.idx.data(), c.idx.size());
-    cv_.download(c.val.data(), c.val.size());
-  }
+  void download() override { download_product(p_, cp_, ci_, cv_, nnz_); }
 
  protected:
   // The whole product, output sizing included: two small synchronous copies bring the bin
@@ -313,24 +302,20 @@ class GustavsonRunner final : public cuda::CudaRunner {
     nnz_ = 0;
     if (m == 0) return;
     MM_CUDA(cudaMemsetAsync(hist_.get(), 0, hist_.size() * sizeof(unsigned long long)));
-    count_products<I><<<blocks(m * kCountLanes, kThreads), kThreads>>>(
+    count_products<I><<<blocks_for(m * kCountLanes, kThreads), kThreads>>>(
         m, n, ap_.get(), ai_.get(), bp_.get(), max_table_, bin_.get(), count_.get(), hist_.get());
     MM_CUDA_LAUNCHED("spgemm count_products");
     pass(false);
     std::size_t bytes = temp_.size();
     MM_CUDA(cub::DeviceScan::InclusiveSum(temp_.get(), bytes, count_.get(), off_.get() + 1, m));
     MM_CUDA(cudaMemsetAsync(hist_.get(), 0, hist_.size() * sizeof(unsigned long long)));
-    finish_offsets<I><<<blocks(m + 1, kThreads), kThreads>>>(m, off_.get(), cp_.get(), max_table_,
-                                                             bin_.get(), hist_.get());
+    finish_offsets<I><<<blocks_for(m + 1, kThreads), kThreads>>>(
+        m, off_.get(), cp_.get(), max_table_, bin_.get(), hist_.get());
     MM_CUDA_LAUNCHED("spgemm finish_offsets");
     pass(true);
   }
 
  private:
-  static unsigned blocks(std::int64_t threads, int per_block) {
-    return static_cast<unsigned>((threads + per_block - 1) / per_block);
-  }
-
   // Brings the histogram home, lists the rows by bin and runs every non-empty bin.
   void pass(bool numeric) {
     const std::int64_t m = p_.a->rows;
@@ -349,8 +334,8 @@ class GustavsonRunner final : public cuda::CudaRunner {
     }
     if (h[0] == static_cast<unsigned long long>(m)) return;  // every row empty
     MM_CUDA(cudaMemsetAsync(cursor_.get(), 0, cursor_.size() * sizeof(unsigned long long)));
-    scatter_rows<I>
-        <<<blocks(m, kThreads), kThreads>>>(m, bin_.get(), hist_.get(), cursor_.get(), list_.get());
+    scatter_rows<I><<<blocks_for(m, kThreads), kThreads>>>(m, bin_.get(), hist_.get(),
+                                                           cursor_.get(), list_.get());
     MM_CUDA_LAUNCHED("spgemm scatter_rows");
     std::int64_t at = 0;
     for (int b = 1; b < kBins; ++b) {
@@ -404,9 +389,9 @@ class GustavsonRunner final : public cuda::CudaRunner {
     const D* bv = NUMERIC ? reinterpret_cast<const D*>(bv_.get()) : nullptr;
     D* cv = NUMERIC ? reinterpret_cast<D*>(cv_.get()) : nullptr;
     const D alpha = NUMERIC ? static_cast<D>(p_.alpha) : D{};
-    kernel<<<blocks(rows, R), THREADS, smem>>>(list, rows, t, shift, ap_.get(), ai_.get(), av,
-                                               bp_.get(), bi_.get(), bv, count_.get(), cp_.get(),
-                                               ci_.get(), cv, alpha);
+    kernel<<<blocks_for(rows, R), THREADS, smem>>>(list, rows, t, shift, ap_.get(), ai_.get(), av,
+                                                   bp_.get(), bi_.get(), bv, count_.get(),
+                                                   cp_.get(), ci_.get(), cv, alpha);
     MM_CUDA_LAUNCHED("spgemm hash_rows");
   }
 
@@ -452,12 +437,7 @@ class GustavsonRunner final : public cuda::CudaRunner {
 
 template <class I, class T>
 std::unique_ptr<Runner> make_spgemm_cuda(const SpgemmProblem<I, T>& p) {
-  check_inner(p.a->rows, p.a->cols, p.b->rows, p.b->cols);  // before the runner needs a GPU
-  if constexpr (is_complex_v<T>) {
-    throw InputError("cuda-gustavson takes real values; use --impl cusparse");
-  } else {
-    return std::make_unique<GustavsonRunner<I, T>>(p);
-  }
+  return spgemm::make_real_runner<GustavsonRunner>(p, "cuda-gustavson");
 }
 
 #define MM_SPGEMM_CUDA(I, T) \

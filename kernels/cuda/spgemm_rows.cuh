@@ -1,11 +1,71 @@
-// Device building blocks of the Gustavson SpGEMM (kernels/cuda/spgemm.cu): the row bins,
-// the walk over one row's products, hash-table insertion and a bitonic sort of a table.
+// Building blocks of the CUDA products with a sparse operand: the Gustavson SpGEMM's row bins,
+// walk over one row's products, hash-table insertion and bitonic sort (kernels/cuda/spgemm.cu);
+// the row-group launch shape it shares with the SpMM (spmm.cu); the host side the runners share
+// (with vendor/spgemm_cusparse.cu): the real-values-only factory and C's download.
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <string>
+
+#include "cuda/cuda_util.cuh"
+#include "spgemm.hpp"
 
 namespace mm::spgemm {
+
+// ---- the launch shape: a group of G lanes per row ----------------------------------------
+
+// The blocks of PER_BLOCK threads that give each of WORK threads one.
+inline unsigned blocks_for(std::int64_t work, int per_block) {
+  return static_cast<unsigned>((work + per_block - 1) / per_block);
+}
+
+// The row of this thread's group of G lanes (G a power of two dividing THREADS, or THREADS
+// itself: a block a row), THREADS / G rows a block; its lane is threadIdx.x % G.
+template <int THREADS, int G>
+__device__ __forceinline__ std::int64_t group_row() {
+  static_assert(THREADS % G == 0, "groups tile the block");
+  return blockIdx.x * static_cast<std::int64_t>(THREADS / G) + threadIdx.x / G;
+}
+// The warp lanes of this thread's unit of U lanes (U a power of two <= 32): the mask of the
+// unit's shuffles and ballots.
+template <int U>
+__device__ __forceinline__ unsigned unit_mask() {
+  static_assert(U <= 32 && (U & (U - 1)) == 0, "a unit is a power-of-two part of a warp");
+  return U == 32 ? ~0u : ((1u << U) - 1) << (threadIdx.x % 32 / U * U);
+}
+
+// ---- host side shared by the runners -----------------------------------------------------
+
+// The hand-written runners R take real values: A's and B's shapes checked and complex values
+// refused (naming IMPL) before the runner, which needs a GPU, exists.
+template <template <class, class> class R, template <class, class> class P, class I, class T>
+std::unique_ptr<Runner> make_real_runner(const P<I, T>& p, const char* impl) {
+  check_inner(p.a->rows, p.a->cols, p.b->rows, p.b->cols);
+  if constexpr (is_complex_v<T>) {
+    throw InputError(std::string(impl) + " takes real values; use --impl cusparse");
+  } else {
+    return std::make_unique<R<I, T>>(p);
+  }
+}
+
+// C = P.c (P.a's rows by P.b's columns, NNZ entries) from its device arrays CP, CI and CV.
+template <class I, class T>
+void download_product(const SpgemmProblem<I, T>& p, const cuda::Buffer<I>& cp,
+                      const cuda::Buffer<I>& ci, const cuda::Buffer<T>& cv, std::int64_t nnz) {
+  Csr<I, T>& c = *p.c;
+  c.rows = p.a->rows;
+  c.cols = p.b->cols;
+  c.ptr.resize(static_cast<std::size_t>(c.rows) + 1);
+  cp.download(c.ptr.data(), c.ptr.size());
+  c.idx.resize(static_cast<std::size_t>(nnz));
+  c.val.resize(static_cast<std::size_t>(nnz));
+  ci.download(c.idx.data(), c.idx.size());
+  cv.download(c.val.data(), c.val.size());
+}
+
+// ---- the Gustavson SpGEMM's rows ----------------------------------------------------------
 
 // Bins of rows by the room their table needs: 0 holds empty rows, 1..kTableBins a shared
 // table of kMinTable << (bin - 1) slots, kDenseBin the dense accumulator in global memory.

@@ -5,6 +5,7 @@
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/spgemm_cuda.hpp"
+#include "cuda/spgemm_rows.cuh"
 #include "instantiate.hpp"
 
 namespace mm {
@@ -22,10 +23,10 @@ template <class I, class T, int W>
 __global__ void __launch_bounds__(kThreads)
     spmm_rows(std::int64_t m, std::int64_t n, const I* __restrict__ ap, const I* __restrict__ ai,
               const T* __restrict__ av, const T* __restrict__ b, T* __restrict__ c, T alpha) {
-  const std::int64_t i = (blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x) / W;
+  const std::int64_t i = spgemm::group_row<kThreads, W>();
   if (i >= m) return;  // the whole group
   const int lane = threadIdx.x % W;
-  const unsigned mask = W == 32 ? ~0u : ((1u << W) - 1) << (threadIdx.x % 32 / W * W);
+  const unsigned mask = spgemm::unit_mask<W>();
   const I a0 = ap[i], a1 = ap[i + 1];
   for (std::int64_t j0 = 0; j0 < n; j0 += std::int64_t{W} * kCols) {
     T acc[kCols];
@@ -89,9 +90,8 @@ class SpmmCudaRunner final : public cuda::CudaRunner {
  private:
   template <int W>
   void go(std::int64_t m, std::int64_t n) {
-    const auto grid = static_cast<unsigned>((m * W + kThreads - 1) / kThreads);
-    spmm_rows<I, T, W>
-        <<<grid, kThreads>>>(m, n, ap_.get(), ai_.get(), av_.get(), b_.get(), c_.get(), p_.alpha);
+    spmm_rows<I, T, W><<<spgemm::blocks_for(m * W, kThreads), kThreads>>>(
+        m, n, ap_.get(), ai_.get(), av_.get(), b_.get(), c_.get(), p_.alpha);
     MM_CUDA_LAUNCHED("spmm spmm_rows");
   }
 
@@ -104,12 +104,7 @@ class SpmmCudaRunner final : public cuda::CudaRunner {
 
 template <class I, class T>
 std::unique_ptr<Runner> make_spmm_cuda(const SpmmProblem<I, T>& p) {
-  check_inner(p.a->rows, p.a->cols, p.b->rows, p.b->cols);  // before the runner needs a GPU
-  if constexpr (is_complex_v<T>) {
-    throw InputError("cuda-csr takes real values; use --impl cusparse");
-  } else {
-    return std::make_unique<SpmmCudaRunner<I, T>>(p);
-  }
+  return spgemm::make_real_runner<SpmmCudaRunner>(p, "cuda-csr");
 }
 
 #define MM_SPMM_CUDA(I, T) \

@@ -1,6 +1,7 @@
 // Hand-written CUDA transposes: a thread per element (naive), 32x32 shared tiles (tiled32), 64x64
 // tiles moved as pairs (tiled64; tiled for float, swizzled),
-// mirrored tile pairs in place (square), and CSR -> CSC by a stable radix sort by column.
+// mirrored tile pairs in place (square), and CSR -> CSC by a stable radix sort by column; the
+// `tiled` kernel is also cuda::transpose_device, for other CUDA code (cuSOLVER's LU).
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/transpose_cuda.hpp"
+#include "cuda/transpose_device.cuh"
 
 namespace mm {
 
@@ -227,6 +229,39 @@ unsigned blocks_for(std::int64_t work, int per_block) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(b, 1, 1 << 20));
 }
 
+// Queues kernel K for OUT = IN^T (ROWS x COLS, neither 0) on stream ST: the runner's launch,
+// and transpose_device's with K = tiled. tiled: float (the one 4-byte type: no sign to flip)
+// with both sides even by pairs_kernel, else as tiled32; tiled64: 4- or 8-byte values with
+// both sides even, else as tiled32. Tile rows beyond the grid's y limit: the kernels loop.
+template <bool Complex, class B>
+void launch_dense(TransposeCudaKernel k, std::int64_t rows, std::int64_t cols, const B* in, B* out,
+                  bool conj, cudaStream_t st) {
+  const auto grid = [&](int col_step, int row_step) {  // a block a COL_STEP x ROW_STEP tile
+    return dim3(
+        static_cast<unsigned>((cols + col_step - 1) / col_step),
+        static_cast<unsigned>(std::min<std::int64_t>((rows + row_step - 1) / row_step, kMaxGridY)));
+  };
+  const dim3 block(kTile, kRows);
+  const bool even = rows % 2 == 0 && cols % 2 == 0;
+  if (k == TransposeCudaKernel::naive) {
+    naive_kernel<Complex, B><<<grid(kTile, kRows), block, 0, st>>>(rows, cols, in, out, conj);
+    MM_CUDA_LAUNCHED("transpose naive_kernel");
+  } else if (k == TransposeCudaKernel::tiled && sizeof(B) == 4 && even) {
+    pairs_kernel<<<grid(2 * kTile, 2 * kTile), block, 0, st>>>(
+        rows, cols, reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out));
+    MM_CUDA_LAUNCHED("transpose pairs_kernel");
+  } else if (k == TransposeCudaKernel::tiled64 && sizeof(B) <= 8 && even) {
+    if constexpr (sizeof(B) <= 8) {
+      tiled64_kernel<Complex, B>
+          <<<grid(2 * kTile, 2 * kTile), block, 0, st>>>(rows, cols, in, out, conj);
+      MM_CUDA_LAUNCHED("transpose tiled64_kernel");
+    }
+  } else {
+    tiled_kernel<Complex, B><<<grid(kTile, kTile), block, 0, st>>>(rows, cols, in, out, conj);
+    MM_CUDA_LAUNCHED("transpose tiled_kernel");
+  }
+}
+
 template <class T>
 std::int64_t elements(const DenseTransposeProblem<T>& p) {
   return p.rows * p.cols;
@@ -248,41 +283,11 @@ class DenseRunner final : public cuda::CudaRunner {
  private:
   using B = bits_t<T>;
 
-  // 64x64 tiles: pairs of 4- or 8-byte values, both sides even.
-  bool pairs_fit() const { return sizeof(B) <= 8 && p_.rows % 2 == 0 && p_.cols % 2 == 0; }
-  dim3 grid64() const {
-    return dim3(static_cast<unsigned>((p_.cols + 63) / 64),
-                static_cast<unsigned>(std::min<std::int64_t>((p_.rows + 63) / 64, kMaxGridY)));
-  }
-
  protected:
   void launch() override {
     if (elements(p_) == 0) return;
-    constexpr bool C = is_complex_v<T>;
-    const auto* in = reinterpret_cast<const B*>(in_.get());
-    auto* out = reinterpret_cast<B*>(out_.get());
-    const dim3 block(kTile, kRows);
-    const auto gx = static_cast<unsigned>((p_.cols + kTile - 1) / kTile);
-    if (kernel_ == TransposeCudaKernel::naive) {
-      const dim3 grid(gx, static_cast<unsigned>(
-                              std::min<std::int64_t>((p_.rows + kRows - 1) / kRows, kMaxGridY)));
-      naive_kernel<C, B><<<grid, block>>>(p_.rows, p_.cols, in, out, p_.conjugate);
-      MM_CUDA_LAUNCHED("transpose naive_kernel");
-    } else if (kernel_ == TransposeCudaKernel::tiled && std::is_same_v<T, float> && pairs_fit()) {
-      pairs_kernel<<<grid64(), block>>>(p_.rows, p_.cols, reinterpret_cast<const float*>(in),
-                                        reinterpret_cast<float*>(out));
-      MM_CUDA_LAUNCHED("transpose pairs_kernel");
-    } else if (kernel_ == TransposeCudaKernel::tiled64 && pairs_fit()) {
-      if constexpr (sizeof(B) <= 8) {
-        tiled64_kernel<C, B><<<grid64(), block>>>(p_.rows, p_.cols, in, out, p_.conjugate);
-        MM_CUDA_LAUNCHED("transpose tiled64_kernel");
-      }
-    } else {
-      const dim3 grid(gx, static_cast<unsigned>(
-                              std::min<std::int64_t>((p_.rows + kTile - 1) / kTile, kMaxGridY)));
-      tiled_kernel<C, B><<<grid, block>>>(p_.rows, p_.cols, in, out, p_.conjugate);
-      MM_CUDA_LAUNCHED("transpose tiled_kernel");
-    }
+    launch_dense<is_complex_v<T>>(kernel_, p_.rows, p_.cols, reinterpret_cast<const B*>(in_.get()),
+                                  reinterpret_cast<B*>(out_.get()), p_.conjugate, cudaStream_t{});
   }
 
  private:
@@ -453,6 +458,23 @@ void cuda_conjugate_bits(void* values, std::int64_t n, std::size_t value_size) {
   else
     throw std::logic_error("cuda_conjugate_bits: complex values are 8 or 16 bytes");
   MM_CUDA_LAUNCHED("transpose conj_kernel");
+}
+
+void cuda::transpose_device(const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                            std::size_t value_size, cudaStream_t st) {
+  constexpr auto k = TransposeCudaKernel::tiled;
+  if (rows == 0 || cols == 0) return;
+  if (value_size == 4)
+    launch_dense<false>(k, rows, cols, static_cast<const unsigned*>(in),
+                        static_cast<unsigned*>(out), false, st);
+  else if (value_size == 8)
+    launch_dense<false>(k, rows, cols, static_cast<const unsigned long long*>(in),
+                        static_cast<unsigned long long*>(out), false, st);
+  else if (value_size == 16)
+    launch_dense<false>(k, rows, cols, static_cast<const ulonglong2*>(in),
+                        static_cast<ulonglong2*>(out), false, st);
+  else
+    throw std::logic_error("cuda::transpose_device: values are 4, 8 or 16 bytes");
 }
 
 template <class T>

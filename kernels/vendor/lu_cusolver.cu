@@ -9,7 +9,7 @@
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/lu_cuda.hpp"
-#include "cuda/lu_kernels.cuh"
+#include "cuda/transpose_device.cuh"
 #include "instantiate.hpp"
 
 namespace mm {
@@ -119,9 +119,9 @@ class CusolverLu final : public cuda::CudaRunner {
       getrf_->factor(work_.get());
       return;
     }
-    cuda::lu::transpose(a_.get(), work_.get(), n_, n_, kLegacy);
+    cuda::transpose_device(a_.get(), work_.get(), n_, n_, sizeof(T), kLegacy);
     getrf_->factor(work_.get());
-    cuda::lu::transpose(work_.get(), lu_.get(), n_, n_, kLegacy);
+    cuda::transpose_device(work_.get(), lu_.get(), n_, n_, sizeof(T), kLegacy);
   }
 
  private:
@@ -164,12 +164,12 @@ class CusolverSolve final : public cuda::CudaRunner {
   void launch() override {
     const Index n = a_host_.rows, k = b_host_.cols;
     if (!getrf_) return;
-    cuda::lu::transpose(a_.get(), work_.get(), n, n, kLegacy);
+    cuda::transpose_device(a_.get(), work_.get(), n, n, sizeof(T), kLegacy);
     getrf_->factor(work_.get());
     if (k == 0) return;
-    cuda::lu::transpose(b_.get(), bt_.get(), n, k, kLegacy);
+    cuda::transpose_device(b_.get(), bt_.get(), n, k, sizeof(T), kLegacy);
     getrf_->solve(work_.get(), bt_.get(), k);
-    cuda::lu::transpose(bt_.get(), x_.get(), k, n, kLegacy);
+    cuda::transpose_device(bt_.get(), x_.get(), k, n, sizeof(T), kLegacy);
   }
 
  private:

@@ -4,6 +4,7 @@
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/spgemm_cuda.hpp"
+#include "cuda/spgemm_rows.cuh"
 #include "instantiate.hpp"
 
 namespace mm {
@@ -78,17 +79,7 @@ class CusparseSpgemm final : public cuda::CudaRunner {
     b_.upload(*p_.b);
   }
 
-  void download() override {
-    Csr<I, T>& c = *p_.c;
-    c.rows = p_.a->rows;
-    c.cols = p_.b->cols;
-    c.ptr.resize(static_cast<std::size_t>(c.rows) + 1);
-    cp_.download(c.ptr.data(), c.ptr.size());
-    c.idx.resize(static_cast<std::size_t>(nnz_));
-    c.val.resize(static_cast<std::size_t>(nnz_));
-    ci_.download(c.idx.data(), c.idx.size());
-    cv_.download(c.val.data(), c.val.size());
-  }
+  void download() override { spgemm::download_product(p_, cp_, ci_, cv_, nnz_); }
 
  protected:
   // The whole product on every run: C's size comes from the compute step (a synchronous
