@@ -1,8 +1,10 @@
 // The LU panel leaf on one thread-block cluster: the leaf's rows in the blocks' shared memory,
-// a hardware cluster barrier per column, pivot candidates read through distributed shared memory.
+// each column's pivot candidates exchanged through distributed shared memory, either pushed by
+// st.async and awaited on a local mbarrier (the default) or read after a cluster barrier.
 #include <cooperative_groups.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -36,12 +38,76 @@ struct ClusterArgs {
   unsigned long long* info;
 };
 
-// Dynamic shared memory: the block's rows, then two parities of (candidate row, row j), then
-// two parities of the candidate's (magnitude, row) and the block reduction's slots.
+// A block's pivot candidate as pushed to every block of the cluster: its magnitude, its row
+// (leaf-relative, -1 for none) and the row's W values. 16-byte aligned pieces throughout.
 template <class D, int W>
-std::size_t smem_bytes(int rows) {
-  return static_cast<std::size_t>(rows + 4) * W * sizeof(D) +
-         (2 + kWarps + 1) * (sizeof(double) + sizeof(int));
+struct Candidate {
+  double mag;
+  long long idx;
+  D row[W];
+};
+
+// Dynamic shared memory, for either exchange: the block's rows, then
+//   sync: two parities of (candidate row, row j), of the candidate's (magnitude, row) and the
+//         block reduction's slots;
+//   push: two parities of every block's Candidate and of row j, the block reduction's slots
+//         and two mbarriers.
+template <class D, int W>
+std::size_t sync_extra() {
+  return 4 * W * sizeof(D) + (2 + kWarps + 1) * (sizeof(double) + sizeof(int));
+}
+template <class D, int W>
+std::size_t push_extra(int blocks) {
+  return 2 * static_cast<std::size_t>(blocks) * sizeof(Candidate<D, W>) + 2 * W * sizeof(D) +
+         kWarps * (sizeof(double) + sizeof(int)) + 2 * sizeof(unsigned long long);
+}
+template <class D, int W>
+std::size_t smem_bytes(int rows, int blocks) {
+  return static_cast<std::size_t>(rows) * W * sizeof(D) +
+         std::max(sync_extra<D, W>(), push_extra<D, W>(blocks));
+}
+
+// Column J's step on a block's rows R (leaf-relative, R0 <= R < R0 + NR; S holds them, W
+// values a row): rows below J scaled by the pivot PIV and updated by the pivot row's value PV
+// of this lane's column (LAPACK leaves a zero pivot's column as it is; the search still
+// runs), and column J + 1's best candidate among them left in (MAG, IDX). A warp covers
+// 32 / W rows at a time, kUnroll of those a lane at once: their loads in flight together.
+template <class D, int W>
+__device__ __forceinline__ void update_rows(D* s, int j, int w, int r0, int nr, D pv, D piv,
+                                            double& mag, int& idx) {
+  constexpr int RPW = 32 / W;
+  constexpr int kStride = kWarps * RPW;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, sub = lane / W, c = lane % W;
+  mag = 0, idx = -1;
+  const bool live = piv != D{};
+  const D inv = live ? D(1) / piv : D{};
+  const bool next = c == j + 1 && c < w;
+  for (int base = max(j + 1 - r0, 0) + warp * RPW; base < nr; base += kUnroll * kStride) {
+    D v[kUnroll], x[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int r = base + u * kStride + sub;
+      v[u] = r < nr ? s[r * W + j] : D{};
+      x[u] = r < nr && c >= j ? s[r * W + c] : D{};
+    }
+    __syncwarp();  // the trip count is the warp's; lane j's writes below follow every read
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int r = base + u * kStride + sub;
+      if (r >= nr) continue;
+      if (live) {
+        const D l = v[u] * inv;
+        if (c == j)
+          s[r * W + j] = l;
+        else if (c > j && c < w)
+          x[u] -= l * pv, s[r * W + c] = x[u];
+      }
+      if (next) {
+        const double mg = magnitude(x[u]);
+        if (better(mg, r0 + r, mag, idx)) mag = mg, idx = r0 + r;
+      }
+    }
+  }
 }
 
 // Per column j: each block's best candidate among its rows >= j (found while the previous
@@ -53,7 +119,6 @@ std::size_t smem_bytes(int rows) {
 // leaf-relative; a warp covers 32 / W rows at a time.
 template <class D, int W>
 __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p) {
-  constexpr int RPW = 32 / W;
   cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ __align__(16) unsigned char smem[];
   D* s = reinterpret_cast<D*>(smem);
@@ -63,7 +128,7 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
   double* red_mag = cmag + 2;
   int* cidx = reinterpret_cast<int*>(red_mag + kWarps + 1);
   int* red_idx = cidx + 2;
-  const int t = threadIdx.x, lane = t % 32, warp = t / 32, sub = lane / W, c = lane % W;
+  const int t = threadIdx.x, lane = t % 32, c = lane % W;
   const int rank = static_cast<int>(cluster.block_rank());
   const int blocks = static_cast<int>(cluster.num_blocks());
   const int r0 = rank * p.rows;
@@ -123,38 +188,7 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
     __syncthreads();
     // Scale and update rows > j; column j + 1's candidates on the way (LAPACK leaves the
     // column as it is after a zero pivot; the search still runs).
-    mag = 0, idx = -1;
-    const bool live = piv != D{};
-    const D inv = live ? D(1) / piv : D{};
-    const bool next = c == j + 1 && c < p.w;
-    // kUnroll rows a lane at a time: their loads in flight together, not one latency each.
-    constexpr int kStride = kWarps * RPW;
-    for (int base = max(j + 1 - r0, 0) + warp * RPW; base < nr; base += kUnroll * kStride) {
-      D v[kUnroll], x[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int r = base + u * kStride + sub;
-        v[u] = r < nr ? s[r * W + j] : D{};
-        x[u] = r < nr && c >= j ? s[r * W + c] : D{};
-      }
-      __syncwarp();  // the trip count is the warp's; lane j's writes below follow every read
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int r = base + u * kStride + sub;
-        if (r >= nr) continue;
-        if (live) {
-          const D l = v[u] * inv;
-          if (c == j)
-            s[r * W + j] = l;
-          else if (c > j && c < p.w)
-            x[u] -= l * pv, s[r * W + c] = x[u];
-        }
-        if (next) {
-          const double mg = magnitude(x[u]);
-          if (better(mg, r0 + r, mag, idx)) mag = mg, idx = r0 + r;
-        }
-      }
-    }
+    update_rows<D, W>(s, j, p.w, r0, nr, pv, piv, mag, idx);
     if (swap_out) q1[oc] = o2, q2[oc] = o1;
     __syncthreads();
   }
@@ -165,12 +199,224 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
   cluster.sync();  // no block leaves while another may still read its shared memory
 }
 
+// ---- the push exchange: PTX helpers (sm_90) ----------------------------------------------
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// The address of the same shared-memory location in block RANK of the cluster.
+__device__ __forceinline__ unsigned at_rank(unsigned addr, unsigned rank) {
+  unsigned r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+  return r;
+}
+// An asynchronous store into another block's shared memory that counts its bytes off the
+// transaction count of MBAR (an mbarrier in that block).
+template <class V>
+__device__ __forceinline__ void push(unsigned addr, const V& v, unsigned mbar) {
+  if constexpr (sizeof(V) == 4) {
+    unsigned x;
+    __builtin_memcpy(&x, &v, 4);
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(addr),
+        "r"(x), "r"(mbar)
+        : "memory");
+  } else if constexpr (sizeof(V) == 8) {
+    unsigned long long x;
+    __builtin_memcpy(&x, &v, 8);
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(addr),
+        "l"(x), "r"(mbar)
+        : "memory");
+  } else {
+    static_assert(sizeof(V) == 16);
+    unsigned long long x[2];
+    __builtin_memcpy(x, &v, 16);
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], {%1, %2}, [%3];" ::"r"(
+            addr),
+        "l"(x[0]), "l"(x[1]), "r"(mbar)
+        : "memory");
+  }
+}
+__device__ __forceinline__ void mbar_init(unsigned mbar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mbar) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// The one local arrival of a phase, with the bytes the phase waits for.
+__device__ __forceinline__ void mbar_expect(unsigned mbar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mbar), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned mbar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
+        "%2;\n selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(mbar), "r"(parity)
+        : "memory");
+}
+
+// MM_LU_PROFILE=2: where the push leaf's time goes, read by clock64 on block 0's thread 0
+// and summed over the leaves into g_leaf_clock (cycles per phase, then columns, leaves).
+enum LeafPhase { kPrologue, kArgmax, kPush, kWait, kPivot, kUpdate, kOutside, kEpilogue, kPhases };
+__device__ unsigned long long g_leaf_clock[kPhases + 2];
+
+template <bool On>
+struct LeafClock {
+  __device__ explicit LeafClock(bool) {}
+  __device__ void lap(int) {}
+  __device__ void finish(int) {}
+};
+template <>
+struct LeafClock<true> {
+  bool on;
+  long long last;
+  unsigned long long sum[kPhases];
+  __device__ explicit LeafClock(bool who) {
+    on = who;
+    last = clock64();
+    for (auto& x : sum) x = 0;
+  }
+  __device__ void lap(int phase) {
+    if (!on) return;
+    const long long now = clock64();
+    sum[phase] += static_cast<unsigned long long>(now - last);
+    last = now;
+  }
+  __device__ void finish(int columns) {
+    if (!on) return;
+    for (int i = 0; i < kPhases; ++i) atomicAdd(&g_leaf_clock[i], sum[i]);
+    atomicAdd(&g_leaf_clock[kPhases], static_cast<unsigned long long>(columns));
+    atomicAdd(&g_leaf_clock[kPhases + 1], 1ull);
+  }
+};
+
+// The sync kernel's contract with no barrier across the cluster inside the column loop. Per
+// column j: each block's best candidate (its warps' reduced through one block barrier) is
+// pushed, warp b to block b, into every block's Candidate slot of this parity, and the owner of
+// row j pushes that row too; each block waits on its own mbarrier for all those bytes, reduces
+// the candidates locally, and swaps, scales and updates its rows. A parity's slots are written
+// again two columns later, only by a block that has received this block's next candidate,
+// which this block sends after its last read of them; so one block barrier per column ends
+// every hazard, and no release of global writes (the outside swaps) waits in a cluster barrier.
+template <class D, int W, bool Timed>
+__global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
+  using Cand = Candidate<D, W>;
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int blocks = static_cast<int>(cluster.num_blocks());
+  D* s = reinterpret_cast<D*>(smem);
+  Cand* cands = reinterpret_cast<Cand*>(s + p.rows * W);  // [2][blocks]
+  D* rowj = reinterpret_cast<D*>(cands + 2 * blocks);     // [2][W]
+  double* red_mag = reinterpret_cast<double*>(rowj + 2 * W);
+  int* red_idx = reinterpret_cast<int*>(red_mag + kWarps);
+  unsigned long long* mbar = reinterpret_cast<unsigned long long*>(red_idx + kWarps);
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32, c = lane % W;
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int r0 = rank * p.rows;
+  const int nr = max(0, min(p.m, r0 + p.rows) - r0);
+  const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
+  LeafClock<Timed> clk(rank == 0 && t == 0);
+  if (t == 0) mbar_init(smem_addr(mbar)), mbar_init(smem_addr(mbar + 1));
+  D* a = p.mat + static_cast<Index>(p.g0) * p.lda + p.g0;
+  for (int e = t; e < nr * W; e += kThreads) {
+    const int r = e / W, cc = e % W;
+    s[e] = cc < p.w ? a[static_cast<Index>(r0 + r) * p.lda + cc] : D{};
+  }
+  // This thread's column of the panel outside the leaf (host: at most kThreads of them).
+  const int out = t * blocks + rank;
+  const int oc =
+      out < p.pc1 - p.pc0 - p.w ? (p.pc0 + out < p.g0 ? p.pc0 + out : p.pc0 + out + p.w) : -1;
+  cluster.sync();  // every block's mbarriers initialised before the first push; rows loaded
+  clk.lap(kPrologue);
+  double mag = 0;
+  int idx = -1;
+  for (int r = t; r < nr; r += kThreads) {
+    const double v = magnitude(s[r * W]);
+    if (better(v, r0 + r, mag, idx)) mag = v, idx = r0 + r;
+  }
+  // Warp b sends to block b: its Candidate slot and mbarrier there, fixed for the leaf.
+  const bool sender = warp < blocks && lane < W;
+  const unsigned dst = static_cast<unsigned>(min(warp, blocks - 1));
+  const unsigned dst_cand = at_rank(smem_addr(cands + rank), dst);
+  const unsigned dst_rowj = at_rank(smem_addr(rowj), dst);
+  const unsigned dst_mbar = at_rank(smem_addr(mbar), dst);
+  for (int j = 0; j < p.w; ++j) {
+    const int par = j & 1;
+    warp_argmax(mag, idx);
+    if (lane == 0) red_mag[warp] = mag, red_idx[warp] = idx;
+    if (t == 0) mbar_expect(smem_addr(mbar + par), bytes);
+    __syncthreads();  // the slots, and every row's update of column j - 1
+    clk.lap(kArgmax);
+    mag = lane < kWarps ? red_mag[lane] : 0.0;
+    idx = lane < kWarps ? red_idx[lane] : -1;
+    warp_argmax(mag, idx);
+    idx = __shfl_sync(0xffffffffu, idx, 0);
+    mag = __shfl_sync(0xffffffffu, mag, 0);
+    if (sender) {
+      const unsigned mb = dst_mbar + par * sizeof(unsigned long long);
+      const unsigned slot = dst_cand + par * blocks * sizeof(Cand);
+      push(slot + 16 + lane * sizeof(D), idx >= 0 ? s[(idx - r0) * W + lane] : D{}, mb);
+      if (lane == 0) {
+        const double2 head{mag, __longlong_as_double(static_cast<long long>(idx))};
+        push(slot, head, mb);
+      }
+      if (j >= r0 && j < r0 + nr)
+        push(dst_rowj + (par * W + lane) * sizeof(D), s[(j - r0) * W + lane], mb);
+    }
+    clk.lap(kPush);
+    mbar_wait(smem_addr(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
+    clk.lap(kWait);
+    const Cand* cp = cands + par * blocks;
+    double bm = 0;
+    int bi = -1;
+    if (lane < blocks) bm = cp[lane].mag, bi = static_cast<int>(cp[lane].idx);
+    warp_argmax(bm, bi);
+    const int pr = __shfl_sync(0xffffffffu, bi, 0);  // the pivot row, leaf-relative
+    const int bp = pr / p.rows, bj = j / p.rows;
+    const D* prow = cp[bp].row;
+    const D pv = prow[c], piv = prow[j];
+    if (rank == 0 && t == 0) {
+      p.ipiv[p.g0 + j] = p.g0 + pr;
+      if (piv == D{}) atomicMin(p.info, static_cast<unsigned long long>(p.g0 + j));
+    }
+    D* q1 = p.mat + static_cast<Index>(p.g0 + j) * p.lda;
+    D* q2 = p.mat + static_cast<Index>(p.g0 + pr) * p.lda;
+    const bool swap_out = oc >= 0 && pr != j;
+    D o1{}, o2{};
+    if (swap_out) o1 = q1[oc], o2 = q2[oc];
+    if (t < W) {
+      if (rank == bj) s[(j - r0) * W + t] = prow[t];
+      if (pr != j && rank == bp) s[(pr - r0) * W + t] = rowj[par * W + t];
+    }
+    __syncthreads();  // rows j and pr in place before the update reads them
+    clk.lap(kPivot);
+    update_rows<D, W>(s, j, p.w, r0, nr, pv, piv, mag, idx);
+    clk.lap(kUpdate);
+    if (swap_out) q1[oc] = o2, q2[oc] = o1;
+    clk.lap(kOutside);
+  }
+  __syncthreads();
+  for (int e = t; e < nr * W; e += kThreads) {
+    const int r = e / W, cc = e % W;
+    if (cc < p.w) a[static_cast<Index>(r0 + r) * p.lda + cc] = s[e];
+  }
+  cluster.sync();  // no block leaves while a push into it may be in flight
+  clk.lap(kEpilogue);
+  clk.finish(p.w);
+}
+
 template <class D, int W>
 void set_attributes(std::size_t smem) {
-  const auto k = cluster_leaf_kernel<D, W>;
-  MM_CUDA(
-      cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  for (const auto k :
+       {cluster_leaf_kernel<D, W>, push_leaf_kernel<D, W, false>, push_leaf_kernel<D, W, true>}) {
+    MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(smem)));
+    MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  }
 }
 
 cudaLaunchConfig_t config(int blocks, std::size_t smem, cudaStream_t st,
@@ -203,7 +449,12 @@ template <class D, int W>
 void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st) {
   cudaLaunchAttribute attr{};
   const cudaLaunchConfig_t cfg = config(plan.blocks, plan.smem, st, &attr);
-  MM_CUDA(cudaLaunchKernelEx(&cfg, cluster_leaf_kernel<D, W>, args));
+  if (plan.push && plan.timed)
+    MM_CUDA(cudaLaunchKernelEx(&cfg, push_leaf_kernel<D, W, true>, args));
+  else if (plan.push)
+    MM_CUDA(cudaLaunchKernelEx(&cfg, push_leaf_kernel<D, W, false>, args));
+  else
+    MM_CUDA(cudaLaunchKernelEx(&cfg, cluster_leaf_kernel<D, W>, args));
 }
 
 }  // namespace
@@ -222,6 +473,13 @@ ClusterLeaf cluster_prepare() {
   if (cap > 0) l.smem = std::min(l.smem, static_cast<std::size_t>(cap));
   l.target_rows = std::max(1, env_int("MM_LU_CLUSTER_ROWS", l.target_rows));
   l.max_rows = std::max(1, env_int("MM_LU_CLUSTER_MAX_ROWS", l.max_rows));
+  if (const char* x = std::getenv("MM_LU_CLUSTER_XCHG"); x && *x) {
+    const std::string v = x;
+    if (v != "push" && v != "sync")
+      throw UsageError("MM_LU_CLUSTER_XCHG must be push or sync, not '" + v + "'");
+    l.push = v == "push";
+  }
+  if (const char* x = std::getenv("MM_LU_PROFILE"); x && std::string(x) == "2") l.timed = true;
   static bool set = false;  // the attributes are the kernels', set once to the device's limit
   if (!set) {
     set_attributes<D, 32>(static_cast<std::size_t>(optin));
@@ -255,14 +513,14 @@ template <class T>
 ClusterPlan cluster_plan(const ClusterLeaf& l, Index m) {
   using D = dev_t<T>;
   if (l.max_blocks == 0 || m <= 0) return {};
-  const auto fit = [&](auto width, std::size_t (*bytes)(int)) -> ClusterPlan {
+  const auto fit = [&](auto width, std::size_t (*bytes)(int, int)) -> ClusterPlan {
     int b = 1;
     const auto rows = [&](int blocks) { return static_cast<int>((m + blocks - 1) / blocks); };
     while (b < l.max_blocks &&
-           (static_cast<Index>(b) * l.target_rows < m || bytes(rows(b)) > l.smem))
+           (static_cast<Index>(b) * l.target_rows < m || bytes(rows(b), b) > l.smem))
       b *= 2;
-    if (bytes(rows(b)) > l.smem || rows(b) > l.max_rows) return {};
-    return {width.value, b, rows(b), bytes(rows(b))};
+    if (bytes(rows(b), b) > l.smem || rows(b) > l.max_rows) return {};
+    return {width.value, b, rows(b), bytes(rows(b), b), l.push, l.timed};
   };
   // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
   if (auto p = fit(std::integral_constant<int, 32>{}, smem_bytes<D, 32>); p.width) return p;
@@ -285,6 +543,25 @@ void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int
     launch<D, 16>(plan, args, st);
   else
     launch<D, 8>(plan, args, st);
+}
+
+void cluster_leaf_clock_report() {
+  unsigned long long c[kPhases + 2] = {};
+  MM_CUDA(cudaMemcpyFromSymbol(c, g_leaf_clock, sizeof c));
+  if (c[kPhases] == 0) return;
+  int dev = 0, khz = 0;
+  MM_CUDA(cudaGetDevice(&dev));
+  MM_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+  const double ns = 1e6 / khz / static_cast<double>(c[kPhases]);  // per cycle and column
+  static const char* const names[kPhases] = {"prologue", "argmax", "push",    "wait",
+                                             "pivot",    "update", "outside", "epilogue"};
+  std::fprintf(stderr,
+               "lu push leaf clock: %llu leaves, %llu columns, ns per column:", c[kPhases + 1],
+               c[kPhases]);
+  for (int i = 0; i < kPhases; ++i) std::fprintf(stderr, " %s %.0f", names[i], c[i] * ns);
+  std::fprintf(stderr, "\n");
+  const unsigned long long zero[kPhases + 2] = {};
+  MM_CUDA(cudaMemcpyToSymbol(g_leaf_clock, zero, sizeof zero));
 }
 
 #define MM_LU_CLUSTER(T)                                                                       \

@@ -208,6 +208,10 @@ class Profile {
                  "update %.3f\n",
                  n_, nb_, runs_, ms_[leaf] / runs_, count_[leaf] / runs_, ms_[panel_blas] / runs_,
                  ms_[swaps] / runs_, ms_[next] / runs_, ms_[rest] / runs_);
+    try {
+      cluster_leaf_clock_report();
+    } catch (...) {
+    }
   }
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;

@@ -1,6 +1,6 @@
 // Device building blocks of the CUDA LU (defined in kernels/cuda/lu_kernels.cu): the
-// cooperative panel leaf, pivot sequences applied as row gathers, cuda-hybrid's per-column
-// kernels and a tiled transpose. Every matrix is row-major; every launch is on stream ST.
+// cooperative panel leaf, pivot sequences applied as row gathers and cuda-hybrid's per-column
+// kernels. Every matrix is row-major; every launch is on stream ST.
 #pragma once
 
 #include <cstddef>
@@ -36,6 +36,11 @@ struct ClusterLeaf {
   std::size_t smem = 0;
   int target_rows = 128;
   int max_rows = 256;
+  // How the blocks exchange each column's pivot candidates (MM_LU_CLUSTER_XCHG): pushed into
+  // every block's shared memory by st.async and awaited on a local mbarrier ("push", the
+  // default), or published locally and read remotely after a cluster barrier ("sync").
+  bool push = true;
+  bool timed = false;  // MM_LU_PROFILE=2: the push leaf's phases timed (cluster_leaf_clock_report)
 };
 
 // One cluster leaf launch: WIDTH columns (32, 16 or 8) over BLOCKS blocks of ROWS rows each
@@ -43,6 +48,8 @@ struct ClusterLeaf {
 struct ClusterPlan {
   int width = 0, blocks = 0, rows = 0;
   std::size_t smem = 0;
+  bool push = true;
+  bool timed = false;  // MM_LU_PROFILE=2: the push leaf's phases timed (cluster_leaf_clock_report)
 };
 
 // Global scratch through which the leaf's blocks exchange pivot candidates: two sets, by the
@@ -82,6 +89,10 @@ template <class T>
 void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int m, int w, int pc0,
                          int pc1, int* ipiv, unsigned long long* info, cudaStream_t st);
 
+// MM_LU_PROFILE=2: prints to stderr the push leaf's time per column by phase since the last
+// report (nothing where no timed leaf ran).
+void cluster_leaf_clock_report();
+
 // Factors with partial pivoting the M x W leaf whose top-left element is (G0, G0) of MAT
 // (leading dimension LDA), W <= kLeafWidth, W <= M. IPIV[G0 + j] becomes the absolute 0-based
 // row swapped with row G0 + j; each swap is applied at once to the columns [PC0, PC1) of the
@@ -109,9 +120,5 @@ void gather_rows(T* mat, Index lda, Index c0, Index c1, const int* pairs, int sl
 // column K below the diagonal, and the rank-1 update of the trailing matrix: a kernel each.
 template <class T>
 void hybrid_step(T* a, Index n, Index k, int* ipiv, unsigned long long* info, cudaStream_t st);
-
-// OUT (COLS x ROWS) = IN (ROWS x COLS) transposed, bit for bit, through 32 x 32 tiles.
-template <class T>
-void transpose(const T* in, T* out, Index rows, Index cols, cudaStream_t st);
 
 }  // namespace mm::cuda::lu

@@ -117,8 +117,11 @@ const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& l
   static const std::vector<std::pair<std::string, std::map<std::string, std::string>>> s{
       {"grid", {{"MM_LU_LEAF", "grid"}}},
       {"cluster", {{"MM_LU_LEAF", "cluster"}}},
+      {"cluster, sync exchange", {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER_XCHG", "sync"}}},
       // 6 KB a block: 32-, 16- and 8-wide leaves and the grid fallback in one factorization.
       {"cluster smem=6144", {{"MM_LU_LEAF", "cluster"}, {"MM_LU_LEAF_SMEM", "6144"}}},
+      {"cluster smem=6144, sync exchange",
+       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_LEAF_SMEM", "6144"}, {"MM_LU_CLUSTER_XCHG", "sync"}}},
       // One block holding every row (8-wide leaves at n = 2048), however many rows.
       {"cluster of 1",
        {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER", "1"}, {"MM_LU_CLUSTER_MAX_ROWS", "100000"}}},
