@@ -346,14 +346,26 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
   const unsigned dst_mbar = at_rank(smem_addr(mbar), dst);
   for (int j = 0; j < p.w; ++j) {
     const int par = j & 1;
-    warp_argmax(mag, idx);
-    if (lane == 0) red_mag[warp] = mag, red_idx[warp] = idx;
+    // The warp's best candidate into its slot: from every lane for column 0; after that only
+    // the lanes of column j (one per row the warp covers) searched, so only they reduce.
+    if (j == 0) {
+      warp_argmax(mag, idx);
+      if (lane == 0) red_mag[warp] = mag, red_idx[warp] = idx;
+    } else {
+#pragma unroll
+      for (int o = W; o < 32; o *= 2) {
+        const double m2 = __shfl_xor_sync(0xffffffffu, mag, o);
+        const int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
+        if (better(m2, i2, mag, idx)) mag = m2, idx = i2;
+      }
+      if (lane == j) red_mag[warp] = mag, red_idx[warp] = idx;
+    }
     if (t == 0) mbar_expect(smem_addr(mbar + par), bytes);
     __syncthreads();  // the slots, and every row's update of column j - 1
     clk.lap(kArgmax);
     mag = lane < kWarps ? red_mag[lane] : 0.0;
     idx = lane < kWarps ? red_idx[lane] : -1;
-    warp_argmax(mag, idx);
+    warp_argmax<kWarps>(mag, idx);
     idx = __shfl_sync(0xffffffffu, idx, 0);
     mag = __shfl_sync(0xffffffffu, mag, 0);
     if (sender) {
@@ -374,7 +386,7 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
     double bm = 0;
     int bi = -1;
     if (lane < blocks) bm = cp[lane].mag, bi = static_cast<int>(cp[lane].idx);
-    warp_argmax(bm, bi);
+    warp_argmax<kMostBlocks>(bm, bi);
     const int pr = __shfl_sync(0xffffffffu, bi, 0);  // the pivot row, leaf-relative
     const int bp = pr / p.rows, bj = j / p.rows;
     const D* prow = cp[bp].row;
@@ -433,16 +445,6 @@ cudaLaunchConfig_t config(int blocks, std::size_t smem, cudaStream_t st,
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   return cfg;
-}
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const long x = std::strtol(v, &end, 10);
-  if (*end || x < 0 || x > (1 << 30))
-    throw UsageError(std::string(name) + " must be a non-negative integer, not '" + v + "'");
-  return static_cast<int>(x);
 }
 
 template <class D, int W>

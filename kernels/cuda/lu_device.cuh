@@ -63,9 +63,12 @@ __device__ __forceinline__ bool better(double m1, int i1, double m2, int i2) {
   return m1 > m2 || (m1 == m2 && i1 < i2);
 }
 
+// The best of lanes [0, N) ends in lane 0 (N a power of two, at most 32; other lanes' values
+// are not read where N < 32).
+template <int N = 32>
 __device__ __forceinline__ void warp_argmax(double& mag, int& idx) {
 #pragma unroll
-  for (int o = 16; o > 0; o /= 2) {
+  for (int o = N / 2; o > 0; o /= 2) {
     const double m2 = __shfl_down_sync(0xffffffffu, mag, o);
     const int i2 = __shfl_down_sync(0xffffffffu, idx, o);
     if (better(m2, i2, mag, idx)) mag = m2, idx = i2;
