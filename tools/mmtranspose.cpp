@@ -141,7 +141,7 @@ MtxMatrix dense(const Job& j) {
                  : pick_impl(transpose_dense_impls<T>(), op_name(false, false), j.c.impl, j.device);
   Stopwatch w;
   Dense<T> a(rows, cols);
-  for (std::int64_t k = 0; k < rows * cols; ++k) a(k % rows, k / rows) = stored_value<T>(f, k);
+  array_to_row_major(f, a.data.data(), j.c.threads);
   Dense<T> b;
   DenseTransposeProblem<T> p{rows, cols, a.data.data(), nullptr, j.conjugate};
   if (j.in_place) {
@@ -160,6 +160,7 @@ MtxMatrix dense(const Job& j) {
          transpose_dense_bytes(rows, cols, sizeof(T)));
   MtxMatrix out;
   out.header = out_header(f.header, cols, rows, rows * cols);
+  if (j.c.quiet) return out;  // -q writes nothing: no values to gather
   for (std::int64_t jj = 0; jj < b.cols; ++jj)
     for (std::int64_t i = 0; i < b.rows; ++i) push_value(out, b(i, jj));
   return out;

@@ -188,8 +188,7 @@ Dense<T> to_dense(const MtxMatrix& m) {
   if (s.header.format == Format::coordinate) {
     for (std::int64_t k = 0; k < n; ++k) d(s.row[k], s.col[k]) += value_cast<T>(s.value(k));
   } else {
-    for (std::int64_t k = 0; k < n; ++k)
-      d(k % s.header.rows, k / s.header.rows) = value_cast<T>(s.value(k));
+    array_to_row_major(s, d.data.data());
   }
   return d;
 }

@@ -59,6 +59,16 @@ struct MtxMatrix {
   double real_value(std::int64_t k) const;
 };
 
+// A general array file's values (column-major, as stored) into row-major OUT
+// (rows x cols), in tiles split over THREADS (0: one per core), integer values promoted,
+// complex ones into a real type by their real part (as value_cast does). Throws
+// std::logic_error for another format or symmetry.
+void array_to_row_major(const MtxMatrix& m, double* out, int threads = 0);
+void array_to_row_major(const MtxMatrix& m, float* out, int threads = 0);
+void array_to_row_major(const MtxMatrix& m, std::complex<double>* out, int threads = 0);
+void array_to_row_major(const MtxMatrix& m, std::complex<float>* out, int threads = 0);
+void array_to_row_major(const MtxMatrix& m, std::int64_t* out, int threads = 0);
+
 struct ReadOptions {
   int threads = 0;                    // 0: one per core
   std::size_t chunk_bytes = 1 << 20;  // bytes of body parsed by one task (>= 1)

@@ -1,4 +1,7 @@
 // MtxMatrix values and symmetry expansion.
+#include <omp.h>
+
+#include <algorithm>
 #include <stdexcept>
 
 #include "mm/mtx.hpp"
@@ -21,6 +24,64 @@ std::complex<double> MtxMatrix::value(std::int64_t k) const {
 
 double MtxMatrix::real_value(std::int64_t k) const {
   return value(k).real();
+}
+
+namespace {
+
+// Tiles of 64 x 64: the reads walk 64 columns and the writes 64 rows, a few KB each, so
+// neither strides through memory a value at a time (the plain k -> (k % rows, k / rows)
+// loop takes a cache and TLB miss a value at 2^13 and more a side).
+template <class T>
+void to_row_major(const MtxMatrix& m, T* out, int threads) {
+  const MtxHeader& h = m.header;
+  if (h.format != Format::array || h.symmetry != Symmetry::general)
+    throw std::logic_error("array_to_row_major: a general array file only");
+  const std::int64_t rows = h.rows, cols = h.cols, tile = 64;
+  auto value = [&](std::int64_t k) -> T {
+    if constexpr (std::is_same_v<T, std::int64_t>) {
+      return h.field == Field::integer ? m.integer[k] : static_cast<T>(m.real[k]);
+    } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                         std::is_same_v<T, std::complex<double>>) {
+      using R = typename T::value_type;
+      if (h.field == Field::complex) return T(static_cast<R>(m.real[k]), static_cast<R>(m.imag[k]));
+      return T(
+          static_cast<R>(h.field == Field::integer ? static_cast<double>(m.integer[k]) : m.real[k]),
+          0);
+    } else {
+      return static_cast<T>(h.field == Field::integer ? static_cast<double>(m.integer[k])
+                                                      : m.real[k]);
+    }
+  };
+  if (h.field == Field::pattern) {
+    std::fill(out, out + rows * cols, T(1));
+    return;
+  }
+#pragma omp parallel for schedule(static) \
+    num_threads(threads > 0 ? threads : omp_get_max_threads()) if (rows * cols >= (1 << 16))
+  for (std::int64_t i0 = 0; i0 < rows; i0 += tile)
+    for (std::int64_t j0 = 0; j0 < cols; j0 += tile) {
+      const std::int64_t i1 = std::min(i0 + tile, rows), j1 = std::min(j0 + tile, cols);
+      for (std::int64_t i = i0; i < i1; ++i)
+        for (std::int64_t j = j0; j < j1; ++j) out[i * cols + j] = value(j * rows + i);
+    }
+}
+
+}  // namespace
+
+void array_to_row_major(const MtxMatrix& m, double* out, int threads) {
+  to_row_major(m, out, threads);
+}
+void array_to_row_major(const MtxMatrix& m, float* out, int threads) {
+  to_row_major(m, out, threads);
+}
+void array_to_row_major(const MtxMatrix& m, std::complex<double>* out, int threads) {
+  to_row_major(m, out, threads);
+}
+void array_to_row_major(const MtxMatrix& m, std::complex<float>* out, int threads) {
+  to_row_major(m, out, threads);
+}
+void array_to_row_major(const MtxMatrix& m, std::int64_t* out, int threads) {
+  to_row_major(m, out, threads);
 }
 
 namespace {
