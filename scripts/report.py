@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns a Makefile.pipeline results folder into report.md, summary-experiments.md and gnuplot
 PNG plots. Reads only the timing records (timings/<exp>/<variant>-<case>.jsonl), the measured
-ceilings (timings/ceiling/) and the check results (check/). Standard library only.
+ceilings (timings/ceiling/), the check results (check/) and, for where the pipeline's own
+time went, steps.tsv and the generation records (logs/gen/). Standard library only.
 Usage: report.py RESULTS"""
 import collections
 import datetime
@@ -316,6 +317,53 @@ def best_of(rows, need_speedup=False):
     return min((r for r in cand if r["x"] == top), key=lambda r: r["t"])
 
 
+def time_spent(results: pathlib.Path):
+    """Where the pipeline's wall time went, per kind of step (steps.tsv: seconds each step's
+    command ran and waited for the locks; the tool's own record: total, read + convert and
+    the timed compute), and the generated inputs (mmgen's records, the files' sizes)."""
+    rows = collections.defaultdict(lambda: [0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    tsv = results / "steps.tsv"
+    for line in (tsv.read_text().splitlines() if tsv.exists() else []):
+        target, ran, waited = line.split("\t")
+        path = pathlib.Path(target)
+        kind = path.parent.parent.name  # timings or check
+        key = f"{path.parent.name} ({'timed' if kind == 'timings' else 'checks'})"
+        r = rows[key]
+        r[0] += 1
+        r[1] += float(ran)
+        r[2] += float(waited)
+        rec = load(path) if kind == "timings" and path.exists() else {}
+        ph = rec.get("phases", {})
+        r[3] += ph.get("total", 0)
+        r[4] += ph.get("read", 0) + ph.get("convert", 0)
+        c = ph.get("compute", {})
+        r[5] += c.get("median", 0) * c.get("repeats", 0) if isinstance(c, dict) else 0
+    gens = [load(f) for f in sorted((results / "logs" / "gen").glob("*.jsonl"))]
+    if not rows and not gens:
+        return []
+    out = ["", "## Where the time went", "",
+           "Seconds summed over the steps (under `make -j` generation overlaps the timed runs, "
+           "which take turns): *ran* is each step's command, *waited* its wait for the locks, "
+           "*tool total* the tool's own span (the rest of *ran* is process start, device "
+           "set-up and exit), *read + convert* the input parsing inside it, *timed* the "
+           "median compute times the repeats.", "",
+           "| steps | count | ran s | waited s | tool total s | read + convert s | timed s |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    sums = [sum(r[i] for r in rows.values()) for i in range(6)]
+    for key, (n, ran, waited, total, rc, timed) in sorted(rows.items()) + [("all", sums)]:
+        out.append(f"| {key} | {n} | {ran:.1f} | {waited:.1f} | {total:.1f} | {rc:.1f} | "
+                   f"{timed:.1f} |")
+    if gens:
+        size = 0
+        for g in gens:
+            f = pathlib.Path(g.get("output", {}).get("path", ""))
+            size += f.stat().st_size if f.is_file() else 0
+        secs = sum(g.get("phases", {}).get("total", 0) for g in gens)
+        out += ["", f"Generated inputs: {len(gens)} files, {secs:.1f} s in mmgen, "
+                f"{size / 1e9:.2f} GB on disk now."]
+    return out
+
+
 def main(results: pathlib.Path) -> int:
     runs, failed, ceil, ceil_rows, checks, matrix_checks = collect(results)
     pdir = results / "plots"
@@ -383,6 +431,7 @@ def main(results: pathlib.Path) -> int:
     bad = [f"- check {e}: {x}" for e, c in sorted(checks.items()) for x in c["failed"]]
     bad += [f"- timing {e} {name}: {why}" for e, name, why in failed]
     md += ["", "## Failures", ""] + (bad or ["None."])
+    md += time_spent(results)
     if not terminal:
         md += ["", "(No gnuplot with a png terminal here: `plots/*.gp` and `*.dat` are written; "
                "`make -f Makefile.pipeline report` on a machine with gnuplot draws them.)"]

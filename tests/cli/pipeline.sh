@@ -1,13 +1,15 @@
 # Makefile.pipeline end to end on a tiny selection with the binaries of $MM_BIN: the main job
-# writes checked records, the report's tables and PNG plots; a second run does nothing; a
-# changed input reruns only what depends on it; bad SCALE / DEVICE are refused.
+# (two steps at a time) writes checked records, the report's tables and PNG plots and where
+# the time went; a second run does nothing; a changed input reruns only what depends on it;
+# the TOP_MAX caps; the CPU lock of pipeline_step.sh; bad SCALE / DEVICE / TIMED_FIELD are
+# refused.
 source "$(dirname "$0")/common.bash"
 cd "$TMP"
 if ! command -v make > /dev/null; then echo "skip: no make here, Makefile.pipeline cannot run"; exit 0; fi
 R=$TMP/results
 # Sizes a 2-core machine runs in seconds; IMPLS keeps the variants to a few per experiment.
 # DEVICE=cpu: the same selection everywhere; the GPU machine adds a DEVICE=cuda run below.
-sel=(DEVICE=cpu SIZES="32 16 494_bus west0479"
+sel=(DEVICE=cpu SIZES="32 16 494_bus west0479" JOBS=2
      IMPLS="ref cpu cpu-blocked cpu-csr cpu-sym cpu-stencil ref-stencil")
 pl() { make -f "$MM_ROOT/Makefile.pipeline" --no-print-directory NOBUILD=1 BIN="$MM_BIN" RESULTS="$R" "$@"; }
 
@@ -16,6 +18,10 @@ if pl "${sel[@]}" > run1.log 2>&1; then pass "main job exits 0"; else
   fail "main job failed: $(tail -20 run1.log)"; fi
 grep -q '^\[add\] *cpu 32$' run1.log && grep -q '^\[check\] *spmv cpu-csr' run1.log &&
   pass "one progress line per step" || fail "progress lines missing: $(head -20 run1.log)"
+# Every input first (JOBS at a time), then the timed runs.
+awk '/^\[gen\]/ { g = NR } /^\[(add|mul|lu|transpose|spmv|jacobi|solve)\]/ && !t { t = NR }
+  END { exit !(g && t && g < t) }' run1.log && pass "inputs made before the timed runs" ||
+  fail "order: $(grep -n '^\[' run1.log | head -30)"
 for exp in add mul lu transpose spmv jacobi jacobi-tol solve; do
   grep -q "^## $exp: " "$R/report.md" && pass "report has a section for $exp" ||
     fail "report lacks $exp"
@@ -37,6 +43,17 @@ r = json.loads(open(sys.argv[1]).read())
 assert r["tool"] == "mmadd" and r["impl"] == "ref" and r["phases"]["compute"]["median"] > 0
 assert r["inputs"][0]["rows"] == 32 and r["phases"]["compute"]["repeats"] == 3
 EOF
+# Timed add/mul/lu read integer-valued files (TIMED_FIELD=integer); their checks read reals.
+grep -q '"path":"[^"]*/data/dense-int/32-a.mtx"' "$R/timings/mul/cpu-blocked-32.jsonl" &&
+  grep -q '^%%MatrixMarket matrix array integer' "$R/data/dense-int/32-a.mtx" &&
+  grep -q '^\$ .*mmmul [^ ]*/data/dense/197-a.mtx' "$R/logs/mul/check-cpu-blocked-197.log" &&
+  grep -q '^%%MatrixMarket matrix array real' "$R/data/dense/197-a.mtx" &&
+  pass "timed inputs integer, checked inputs real" || fail "inputs: $(head -c 300 "$R/timings/mul/cpu-blocked-32.jsonl")"
+# Each step's seconds in steps.tsv, summed in the report.
+grep -Eq "^$R/timings/lu/ref-32.jsonl"$'\t'"[0-9.]+"$'\t'"[0-9.]+$" "$R/steps.tsv" &&
+  grep -Eq '^\| lu \(timed\) \| 4 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$' "$R/report.md" &&
+  grep -q '^Generated inputs: [0-9]* files' "$R/report.md" && pass "where the time went" ||
+  fail "time section: $(sed -n '/## Where/,$p' "$R/report.md" | head -20)"
 # cpu-sym takes only symmetric files: west0479 is general, so n/a (exit 3), not a failure.
 grep -q '"status":"n/a"' "$R/timings/spmv/cpu-sym-west0479.jsonl" &&
   grep -q 'cpu-sym.*west0479' "$R/report.md" && pass "n/a recorded and reported" ||
@@ -64,11 +81,32 @@ pl "${sel[@]}" > run2.log 2>&1 || fail "second run failed: $(tail run2.log)"
 if grep -E '^\[[a-z-]+\] ' run2.log; then fail "second run did work"; else pass "second run does nothing"; fi
 pl -q "${sel[@]}" experiments check && pass "make -q: up to date" || fail "make -q: not up to date"
 sleep 1
-touch "$R/data/dense/16-a.mtx"
+touch "$R/data/dense-int/16-a.mtx"
 pl "${sel[@]}" experiments > run3.log 2>&1 || fail "third run failed"
 grep -q '^\[add\] *ref 16$' run3.log && ! grep -q '^\[add\] *ref 32$' run3.log &&
   ! grep -q '^\[spmv\]' run3.log && pass "a changed input reruns only its steps" ||
   fail "third run: $(cat run3.log)"
+
+# ---- caps: above TOP_MAX_<exp> only the variants in TOP_<exp> run ------------------------------
+pl -n "${sel[@]}" RESULTS="$TMP/results-top" SIZES_transpose="16 32 64" TOP_MAX_transpose=16 \
+  TOP_transpose=cpu-blocked transpose > top.log 2>&1 || fail "make -n with TOP_MAX: $(tail -5 top.log)"
+# (-n prints the progress lines as their printf commands: "[transpose]" "ref 16".)
+grep -q '"cpu-blocked 64"' top.log && grep -q '"ref 16"' top.log && grep -q '"ref-inplace 16"' top.log &&
+  ! grep -Eq '"ref(-inplace)? (32|64)"' top.log && pass "TOP_MAX keeps only TOP variants above it" ||
+  fail "TOP_MAX: $(grep '"\[transpose\]"' top.log)"
+
+# ---- pipeline_step.sh: a CPU-timed step waits while generation holds the CPU lock shared ------
+if command -v flock > /dev/null; then
+  flock -s "$TMP/cpu.lock" sleep 2 &
+  sleep 0.3
+  "$MM_ROOT/scripts/pipeline_step.sh" --lock "$TMP/t.lock" --times "$TMP/t.tsv" "$TMP/gpu.ok" "$TMP/gpu.log" -- true
+  "$MM_ROOT/scripts/pipeline_step.sh" --lock "$TMP/t.lock" --cpu-lock "$TMP/cpu.lock" --times "$TMP/t.tsv" \
+    "$TMP/cpu.ok" "$TMP/cpu.log" -- true
+  wait
+  awk -F'\t' '$1 ~ /gpu.ok$/ && $3 < 1 { g = 1 } $1 ~ /cpu.ok$/ && $3 > 1 { c = 1 } END { exit !(g && c) }' \
+    "$TMP/t.tsv" && grep -q '^ok' "$TMP/cpu.ok" && pass "CPU lock: the CPU-timed step waited, the other did not" ||
+    fail "CPU lock waits: $(cat "$TMP/t.tsv")"
+fi
 
 # ---- the CUDA variants through the pipeline, where a GPU exists ------------------------------
 if nvidia-smi -L > /dev/null 2>&1; then
@@ -89,4 +127,6 @@ expect_exit 2 pl SCALE=huge experiments
 expect_stderr "SCALE must be small or full, not 'huge'"
 expect_exit 2 pl DEVICE=tpu experiments
 expect_stderr "DEVICE must be auto, cpu, cuda or all"
+expect_exit 2 pl TIMED_FIELD=complex experiments
+expect_stderr "TIMED_FIELD must be integer or real"
 finish
