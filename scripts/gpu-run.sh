@@ -43,21 +43,13 @@ bench() {  # name command...
   echo "=== $* ($(date -u +%T))" > "$out/bench_$name.txt"
   timeout 300 "$@" >> "$out/bench_$name.txt" 2>&1 || echo "bench $name: exit $?" | tee -a "$summary"
 }
-# CPU cg against CUDA cg on a 2.1M-row poisson3d system (a script: `timeout` runs programs).
-solve_bench='d=/tmp/mm-solve-bench; mkdir -p $d
-  $B/mmgen poisson3d --n 128 -o $d/p3.mtx && $B/mmgen rhs $d/p3.mtx -o $d/b3.mtx || exit 1
-  $B/mmsolve $d/p3.mtx $d/b3.mtx --method cg --device cpu -q --timing - || exit 1
-  for ce in 20 1; do
-    $B/mmsolve $d/p3.mtx $d/b3.mtx --method cg --device cuda --warmup 1 --repeat 5 \
-      --check-every $ce -q --timing - || exit 1
-  done'
 export B
 for b in ${BENCHES:-spmv gemm jacobi add transpose lu spgemm solve}; do
   case $b in
     spmv | gemm | jacobi | add | spgemm) bench $b "$B/${b}_bench" --device cuda ;;
     transpose) bench transpose "$B/transpose_bench" --device cuda --repeat 20 ;;
     lu) bench lu "$B/lu_bench" --device cuda --nb 0,128,256 ;;
-    solve) bench solve bash -c "$solve_bench" ;;
+    solve) bench solve bash "$root/bench/solve_bench.sh" --dir /tmp/mm-solve-bench ;;
     *) echo "unknown bench $b" | tee -a "$summary" ;;
   esac
 done
