@@ -325,8 +325,10 @@ def time_spent(results: pathlib.Path):
     tsv = results / "steps.tsv"
     for line in (tsv.read_text().splitlines() if tsv.exists() else []):
         target, ran, waited = line.split("\t")
-        path = pathlib.Path(target)
-        kind = path.parent.parent.name  # timings or check
+        kind = pathlib.Path(target).parent.parent.name  # timings or check
+        # RESULTS/KIND/EXP/FILE as make named it; read from this results folder, wherever
+        # it is now (a report redrawn on another machine).
+        path = results / kind / pathlib.Path(target).parent.name / pathlib.Path(target).name
         key = f"{path.parent.name} ({'timed' if kind == 'timings' else 'checks'})"
         r = rows[key]
         r[0] += 1
@@ -354,13 +356,15 @@ def time_spent(results: pathlib.Path):
         out.append(f"| {key} | {n} | {ran:.1f} | {waited:.1f} | {total:.1f} | {rc:.1f} | "
                    f"{timed:.1f} |")
     if gens:
-        size = 0
+        size, found = 0, 0
         for g in gens:
             f = pathlib.Path(g.get("output", {}).get("path", ""))
-            size += f.stat().st_size if f.is_file() else 0
+            if f.is_file():
+                size, found = size + f.stat().st_size, found + 1
         secs = sum(g.get("phases", {}).get("total", 0) for g in gens)
-        out += ["", f"Generated inputs: {len(gens)} files, {secs:.1f} s in mmgen, "
-                f"{size / 1e9:.2f} GB on disk now."]
+        disk = (f"{size / 1e9:.2f} GB on disk now" if found else
+                "the files are not on this machine")
+        out += ["", f"Generated inputs: {len(gens)} files, {secs:.1f} s in mmgen, {disk}."]
     return out
 
 
