@@ -40,6 +40,18 @@ struct dev<std::complex<T>> {
 template <class T>
 using dev_t = typename dev<T>::type;
 
+// The real type of a device value type: R for cuda::std::complex<R>, else the type itself.
+template <class D>
+struct real_of {
+  using type = D;
+};
+template <class R>
+struct real_of<::cuda::std::complex<R>> {
+  using type = R;
+};
+template <class D>
+using real_t = typename real_of<D>::type;
+
 // A host value as the device type, by value. std::complex<double> is 8-byte aligned and
 // cuda::std::complex<double> 16: reinterpreting one's address as the other faults on an
 // aligned load (seen on the H200).

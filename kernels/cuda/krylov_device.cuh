@@ -31,16 +31,6 @@ __device__ __forceinline__ std::int64_t grid_stride() {
   return static_cast<std::int64_t>(gridDim.x) * kThreads;
 }
 
-template <class D>
-struct real_of {
-  using type = D;
-};
-template <class R>
-struct real_of<::cuda::std::complex<R>> {
-  using type = R;
-};
-template <class D>
-using real_t = typename real_of<D>::type;
 // Reals per value: a complex dot is reduced as its two parts.
 template <class D>
 inline constexpr int kParts = 1;

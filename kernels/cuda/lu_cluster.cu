@@ -67,6 +67,32 @@ std::size_t smem_bytes(int rows, int blocks) {
          std::max(sync_extra<D, W>(), push_extra<D, W>(blocks));
 }
 
+// Column J's pivot row PR (leaf-relative): recorded by the LEADER thread (IPIV, and INFO
+// at an exact zero pivot PIV), and rows J and PR of this thread's column OC of the panel
+// outside the leaf (-1: none) loaded now and stored swapped by finish() after the column's
+// update, their loads in flight meanwhile.
+template <class D>
+struct PivotStep {
+  D* q1;
+  D* q2;
+  D o1, o2;
+  bool swap;
+  __device__ PivotStep(const ClusterArgs<D>& p, int j, int pr, D piv, int oc, bool leader) {
+    if (leader) {
+      p.ipiv[p.g0 + j] = p.g0 + pr;
+      if (piv == D{}) atomicMin(p.info, static_cast<unsigned long long>(p.g0 + j));
+    }
+    swap = oc >= 0 && pr != j;
+    const int col = swap ? oc : 0;
+    q1 = p.mat + static_cast<Index>(p.g0 + j) * p.lda + col;
+    q2 = p.mat + static_cast<Index>(p.g0 + pr) * p.lda + col;
+    if (swap) o1 = *q1, o2 = *q2;
+  }
+  __device__ void finish() {
+    if (swap) *q1 = o2, *q2 = o1;
+  }
+};
+
 // Column J's step on a block's rows R (leaf-relative, R0 <= R < R0 + NR; S holds them, W
 // values a row): rows below J scaled by the pivot PIV and updated by the pivot row's value PV
 // of this lane's column (LAPACK leaves a zero pivot's column as it is; the search still
@@ -171,15 +197,7 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
     const int bp = pr / p.rows, bj = j / p.rows;
     const D* prow = cluster.map_shared_rank(cand + par * W, bp);
     const D pv = prow[c], piv = prow[j];
-    if (rank == 0 && t == 0) {
-      p.ipiv[p.g0 + j] = p.g0 + pr;
-      if (piv == D{}) atomicMin(p.info, static_cast<unsigned long long>(p.g0 + j));
-    }
-    D* q1 = p.mat + static_cast<Index>(p.g0 + j) * p.lda;
-    D* q2 = p.mat + static_cast<Index>(p.g0 + pr) * p.lda;
-    const bool swap_out = oc >= 0 && pr != j;
-    D o1{}, o2{};
-    if (swap_out) o1 = q1[oc], o2 = q2[oc];
+    PivotStep<D> step(p, j, pr, piv, oc, rank == 0 && t == 0);
     if (t < W) {
       if (rank == bj) s[(j - r0) * W + t] = prow[t];
       if (pr != j && rank == bp)
@@ -189,7 +207,7 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
     // Scale and update rows > j; column j + 1's candidates on the way (LAPACK leaves the
     // column as it is after a zero pivot; the search still runs).
     update_rows<D, W>(s, j, p.w, r0, nr, pv, piv, mag, idx);
-    if (swap_out) q1[oc] = o2, q2[oc] = o1;
+    step.finish();
     __syncthreads();
   }
   for (int e = t; e < nr * W; e += kThreads) {
@@ -391,15 +409,7 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
     const int bp = pr / p.rows, bj = j / p.rows;
     const D* prow = cp[bp].row;
     const D pv = prow[c], piv = prow[j];
-    if (rank == 0 && t == 0) {
-      p.ipiv[p.g0 + j] = p.g0 + pr;
-      if (piv == D{}) atomicMin(p.info, static_cast<unsigned long long>(p.g0 + j));
-    }
-    D* q1 = p.mat + static_cast<Index>(p.g0 + j) * p.lda;
-    D* q2 = p.mat + static_cast<Index>(p.g0 + pr) * p.lda;
-    const bool swap_out = oc >= 0 && pr != j;
-    D o1{}, o2{};
-    if (swap_out) o1 = q1[oc], o2 = q2[oc];
+    PivotStep<D> step(p, j, pr, piv, oc, rank == 0 && t == 0);
     if (t < W) {
       if (rank == bj) s[(j - r0) * W + t] = prow[t];
       if (pr != j && rank == bp) s[(pr - r0) * W + t] = rowj[par * W + t];
@@ -408,7 +418,7 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
     clk.lap(kPivot);
     update_rows<D, W>(s, j, p.w, r0, nr, pv, piv, mag, idx);
     clk.lap(kUpdate);
-    if (swap_out) q1[oc] = o2, q2[oc] = o1;
+    step.finish();
     clk.lap(kOutside);
   }
   __syncthreads();

@@ -5,16 +5,10 @@
 #include <cuda/std/complex>
 #include <type_traits>
 
+#include "cuda/cuda_util.cuh"
+
 namespace mm::cuda::lu::detail {
 
-template <class D>
-struct real_of {
-  using type = D;
-};
-template <class R>
-struct real_of<::cuda::std::complex<R>> {
-  using type = R;
-};
 template <class D>
 constexpr bool kComplex = !std::is_same_v<D, typename real_of<D>::type>;
 
