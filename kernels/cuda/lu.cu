@@ -146,12 +146,9 @@ class BlockedLu {
     // The left half a whole number of leaves where that splits w.
     const int half = (w / 2 + lw - 1) / lw * lw;
     const int w1 = half < w ? half : w / 2, w2 = w - w1;
-    T* top = a + static_cast<Index>(g0) * n_ + g0;
     panel(a, g0, m, w1, pc0, pc1);
     profile_.span(Profile::panel_blas, panel_.get(), [&] {
-      trsm_lower_unit(hp_.get(), w1, w2, top, n_, top + w1, n_);
-      gemm_sub(hp_.get(), m - w1, w2, w1, top + static_cast<Index>(w1) * n_, n_, top + w1, n_,
-               top + static_cast<Index>(w1) * n_ + w1, n_);
+      solve_and_update(hp_.get(), a, n_, g0, w1, g0 + w1, g0 + w1 + w2, m - w1);
     });
     panel(a, g0 + w1, m - w1, w2, pc0, pc1);
   }
@@ -163,9 +160,7 @@ class BlockedLu {
     const int right = j0 + jb;
     const Index n = n_;
     cuda::lu::gather_rows(a, n, c0, c1, pairs_.get(), 2 * jb, update_.get());
-    trsm_lower_unit(hu_.get(), jb, c1 - c0, a + j0 * n + j0, n, a + j0 * n + c0, n);
-    gemm_sub(hu_.get(), n - right, c1 - c0, jb, a + right * n + j0, n, a + j0 * n + c0, n,
-             a + right * n + c0, n);
+    solve_and_update(hu_.get(), a, n, j0, jb, c0, c1, n - right);
   }
 
   int n_, nb_;

@@ -67,6 +67,46 @@ std::size_t smem_bytes(int rows, int blocks) {
          std::max(sync_extra<D, W>(), push_extra<D, W>(blocks));
 }
 
+// A block's share of the leaf: rows [R0, R0 + NR) (leaf-relative) in shared memory S, W
+// values a row; loaded from and stored back to the matrix, column 0's first candidate, and
+// the one column of the enclosing panel outside the leaf this thread swaps (-1: none; the
+// host allows at most kThreads of them).
+template <class D, int W>
+struct BlockRows {
+  const ClusterArgs<D>& p;
+  D* s;
+  int rank, blocks, r0, nr;
+  __device__ BlockRows(const ClusterArgs<D>& args, D* shared, int rank_, int blocks_)
+      : p(args), s(shared), rank(rank_), blocks(blocks_) {
+    r0 = rank * p.rows;
+    nr = max(0, min(p.m, r0 + p.rows) - r0);
+  }
+  __device__ D* at(int r) const { return p.mat + static_cast<Index>(p.g0 + r0 + r) * p.lda + p.g0; }
+  __device__ void load() const {
+    for (int e = threadIdx.x; e < nr * W; e += kThreads) {
+      const int r = e / W, c = e % W;
+      s[e] = c < p.w ? at(r)[c] : D{};
+    }
+  }
+  __device__ void store() const {
+    for (int e = threadIdx.x; e < nr * W; e += kThreads) {
+      const int r = e / W, c = e % W;
+      if (c < p.w) at(r)[c] = s[e];
+    }
+  }
+  __device__ void first_candidate(double& mag, int& idx) const {
+    for (int r = threadIdx.x; r < nr; r += kThreads) {
+      const double v = magnitude(s[r * W]);
+      if (better(v, r0 + r, mag, idx)) mag = v, idx = r0 + r;
+    }
+  }
+  __device__ int outside_column() const {
+    const int out = static_cast<int>(threadIdx.x) * blocks + rank;
+    if (out >= p.pc1 - p.pc0 - p.w) return -1;
+    return p.pc0 + out < p.g0 ? p.pc0 + out : p.pc0 + out + p.w;
+  }
+};
+
 // Column J's pivot row PR (leaf-relative): recorded by the LEADER thread (IPIV, and INFO
 // at an exact zero pivot PIV), and rows J and PR of this thread's column OC of the panel
 // outside the leaf (-1: none) loaded now and stored swapped by finish() after the column's
@@ -157,24 +197,13 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
   const int t = threadIdx.x, lane = t % 32, c = lane % W;
   const int rank = static_cast<int>(cluster.block_rank());
   const int blocks = static_cast<int>(cluster.num_blocks());
-  const int r0 = rank * p.rows;
-  const int nr = max(0, min(p.m, r0 + p.rows) - r0);
-  D* a = p.mat + static_cast<Index>(p.g0) * p.lda + p.g0;
-  for (int e = t; e < nr * W; e += kThreads) {
-    const int r = e / W, cc = e % W;
-    s[e] = cc < p.w ? a[static_cast<Index>(r0 + r) * p.lda + cc] : D{};
-  }
-  // This thread's column of the panel outside the leaf (host: at most kThreads of them).
-  const int out = t * blocks + rank;
-  const int oc =
-      out < p.pc1 - p.pc0 - p.w ? (p.pc0 + out < p.g0 ? p.pc0 + out : p.pc0 + out + p.w) : -1;
+  const BlockRows<D, W> rows(p, s, rank, blocks);
+  const int r0 = rows.r0, nr = rows.nr, oc = rows.outside_column();
+  rows.load();
   __syncthreads();
   double mag = 0;
   int idx = -1;
-  for (int r = t; r < nr; r += kThreads) {
-    const double v = magnitude(s[r * W]);
-    if (better(v, r0 + r, mag, idx)) mag = v, idx = r0 + r;
-  }
+  rows.first_candidate(mag, idx);
   for (int j = 0; j < p.w; ++j) {
     const int par = j & 1;
     block_argmax<kThreads>(mag, idx, red_mag, red_idx);
@@ -210,10 +239,7 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
     step.finish();
     __syncthreads();
   }
-  for (int e = t; e < nr * W; e += kThreads) {
-    const int r = e / W, cc = e % W;
-    if (cc < p.w) a[static_cast<Index>(r0 + r) * p.lda + cc] = s[e];
-  }
+  rows.store();
   cluster.sync();  // no block leaves while another may still read its shared memory
 }
 
@@ -334,28 +360,17 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
   unsigned long long* mbar = reinterpret_cast<unsigned long long*>(red_idx + kWarps);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32, c = lane % W;
   const int rank = static_cast<int>(cluster.block_rank());
-  const int r0 = rank * p.rows;
-  const int nr = max(0, min(p.m, r0 + p.rows) - r0);
   const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
   LeafClock<Timed> clk(rank == 0 && t == 0);
   if (t == 0) mbar_init(smem_addr(mbar)), mbar_init(smem_addr(mbar + 1));
-  D* a = p.mat + static_cast<Index>(p.g0) * p.lda + p.g0;
-  for (int e = t; e < nr * W; e += kThreads) {
-    const int r = e / W, cc = e % W;
-    s[e] = cc < p.w ? a[static_cast<Index>(r0 + r) * p.lda + cc] : D{};
-  }
-  // This thread's column of the panel outside the leaf (host: at most kThreads of them).
-  const int out = t * blocks + rank;
-  const int oc =
-      out < p.pc1 - p.pc0 - p.w ? (p.pc0 + out < p.g0 ? p.pc0 + out : p.pc0 + out + p.w) : -1;
+  const BlockRows<D, W> rows(p, s, rank, blocks);
+  const int r0 = rows.r0, nr = rows.nr, oc = rows.outside_column();
+  rows.load();
   cluster.sync();  // every block's mbarriers initialised before the first push; rows loaded
   clk.lap(kPrologue);
   double mag = 0;
   int idx = -1;
-  for (int r = t; r < nr; r += kThreads) {
-    const double v = magnitude(s[r * W]);
-    if (better(v, r0 + r, mag, idx)) mag = v, idx = r0 + r;
-  }
+  rows.first_candidate(mag, idx);
   // Warp b sends to block b: its Candidate slot and mbarrier there, fixed for the leaf.
   const bool sender = warp < blocks && lane < W;
   const unsigned dst = static_cast<unsigned>(min(warp, blocks - 1));
@@ -422,10 +437,7 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
     clk.lap(kOutside);
   }
   __syncthreads();
-  for (int e = t; e < nr * W; e += kThreads) {
-    const int r = e / W, cc = e % W;
-    if (cc < p.w) a[static_cast<Index>(r0 + r) * p.lda + cc] = s[e];
-  }
+  rows.store();
   cluster.sync();  // no block leaves while a push into it may be in flight
   clk.lap(kEpilogue);
   clk.finish(p.w);
