@@ -184,19 +184,28 @@ int multiprocessors();
 class CudaRunner : public Runner {
  public:
   void run() override {
+    before();
     launch();
     MM_CUDA(cudaDeviceSynchronize());
+    after();
   }
   double timed_run() override {
+    before();
     start_.record();
     launch();
     stop_.record();
-    return elapsed(start_, stop_);
+    const double s = elapsed(start_, stop_);
+    after();
+    return s;
   }
   std::string device_name() const override { return cuda::device_name(); }
 
  protected:
   virtual void launch() = 0;
+  // Host work around every run, outside the timing: before() ahead of the launch (resetting
+  // a report), after() once the device work is done (reading back a status, throwing on it).
+  virtual void before() {}
+  virtual void after() {}
 
  private:
   Event start_, stop_;

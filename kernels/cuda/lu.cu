@@ -26,6 +26,21 @@ void check_int_size(Index n, const char* impl) {
   if (n > INT_MAX / 2) throw DeviceError(std::string(impl) + ": n beyond 32-bit indices");
 }
 
+// INFO as the kernels leave it (kNoZeroPivot, or the 0-based column of the first exact zero
+// pivot): NumericalError naming the column, as the CPU code words it. Waits for the device.
+void check_zero_pivot(const Buffer<unsigned long long>& info) {
+  unsigned long long v = 0;
+  MM_CUDA(cudaMemcpy(&v, info.get(), sizeof v, cudaMemcpyDeviceToHost));
+  if (v != kNoZeroPivot) throw NumericalError(zero_pivot_message(static_cast<Index>(v)));
+}
+
+// The kernels' 0-based pivots into LAPACK's 1-based OUT (as many as IPIV holds).
+void download_pivots(const Buffer<int>& ipiv, std::vector<std::int64_t>& out) {
+  std::vector<int> p(ipiv.size());
+  ipiv.download(p.data(), p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) out[i] = p[i] + 1;
+}
+
 // ---- cuda-blocked ----------------------------------------------------------------------------
 
 // The factorization engine: device pivots, the zero-pivot flag and the scratch, two streams
@@ -116,19 +131,11 @@ class BlockedLu {
     fence_.order(U, kLegacy);
   }
 
-  // The 0-based column of the first exact zero pivot of the last run, or -1 (waits for it).
-  Index zero_pivot() const {
-    unsigned long long v = 0;
-    MM_CUDA(cudaMemcpy(&v, info_.get(), sizeof v, cudaMemcpyDeviceToHost));
-    return v == kNoZeroPivot ? -1 : static_cast<Index>(v);
-  }
+  // Throws where the last run met an exact zero pivot (waits for it).
+  void check() const { check_zero_pivot(info_); }
 
   // LAPACK's 1-based pivots.
-  void pivots(std::vector<std::int64_t>& out) const {
-    std::vector<int> p(static_cast<std::size_t>(n_));
-    ipiv_.download(p.data(), p.size());
-    for (std::size_t i = 0; i < p.size(); ++i) out[i] = p[i] + 1;
-  }
+  void pivots(std::vector<std::int64_t>& out) const { download_pivots(ipiv_, out); }
 
  private:
   // Recursive panel on P: the left half, then the right half's U rows by TRSM and its rows
@@ -182,10 +189,6 @@ class BlockedLu {
   const T* graph_a_ = nullptr;
 };
 
-void throw_if_zero_pivot(Index column) {
-  if (column >= 0) throw NumericalError(zero_pivot_message(column));
-}
-
 template <class T>
 class BlockedRunner final : public cuda::CudaRunner {
  public:
@@ -199,15 +202,6 @@ class BlockedRunner final : public cuda::CudaRunner {
     lu_ = Buffer<T>(p_.a->data.size());
     lu_.fill_bytes(0xff);  // poison: the factorization must write every element
     if (n_ > 0) engine_ = std::make_unique<BlockedLu<T>>(n_, nb_);
-  }
-  void run() override {
-    CudaRunner::run();
-    check();
-  }
-  double timed_run() override {
-    const double s = CudaRunner::timed_run();
-    check();
-    return s;
   }
   void download() override {
     lu_.download(p_.lu->data.data(), p_.lu->data.size());
@@ -223,10 +217,11 @@ class BlockedRunner final : public cuda::CudaRunner {
     engine_->factor(lu_.get());
   }
 
- private:
-  void check() const {
-    if (engine_) throw_if_zero_pivot(engine_->zero_pivot());
+  void after() override {
+    if (engine_) engine_->check();
   }
+
+ private:
   LuProblem<T> p_;
   Index n_, nb_;
   Buffer<T> a_, lu_;
@@ -248,17 +243,6 @@ class BlockedSolveRunner final : public cuda::CudaRunner {
     x_.fill_bytes(0xff);
     if (a_host_.rows > 0) engine_ = std::make_unique<BlockedLu<T>>(a_host_.rows, nb());
   }
-  void run() override {
-    report_ = SolveReport{};
-    CudaRunner::run();
-    finish();
-  }
-  double timed_run() override {
-    report_ = SolveReport{};
-    const double s = CudaRunner::timed_run();
-    finish();
-    return s;
-  }
   void download() override { x_.download(x_host_.data.data(), x_host_.data.size()); }
 
  protected:
@@ -271,13 +255,14 @@ class BlockedSolveRunner final : public cuda::CudaRunner {
                             kLegacy));
     if (b_host_.cols > 0) engine_->solve(lu_.get(), x_.get(), b_host_.cols);
   }
+  void before() override { report_ = SolveReport{}; }
+  void after() override {
+    if (engine_) engine_->check();
+    report_.flops = lu_flops<T>(a_host_.rows) + lu_solve_flops<T>(a_host_.rows, b_host_.cols);
+  }
 
  private:
   Index nb() const { return lu_cuda_default_nb(a_host_.rows); }
-  void finish() {
-    if (engine_) throw_if_zero_pivot(engine_->zero_pivot());
-    report_.flops = lu_flops<T>(a_host_.rows) + lu_solve_flops<T>(a_host_.rows, b_host_.cols);
-  }
   const Dense<T>& a_host_;
   const Dense<T>& b_host_;
   Dense<T>& x_host_;
@@ -301,20 +286,9 @@ class HybridRunner final : public cuda::CudaRunner {
     ipiv_ = Buffer<int>(static_cast<std::size_t>(n_));
     info_ = Buffer<unsigned long long>(1);
   }
-  void run() override {
-    CudaRunner::run();
-    check();
-  }
-  double timed_run() override {
-    const double s = CudaRunner::timed_run();
-    check();
-    return s;
-  }
   void download() override {
     lu_.download(p_.lu->data.data(), p_.lu->data.size());
-    std::vector<int> p(static_cast<std::size_t>(n_));
-    ipiv_.download(p.data(), p.size());
-    for (std::size_t i = 0; i < p.size(); ++i) (*p_.ipiv)[i] = p[i] + 1;
+    download_pivots(ipiv_, *p_.ipiv);
   }
 
  protected:
@@ -327,13 +301,11 @@ class HybridRunner final : public cuda::CudaRunner {
       cuda::lu::hybrid_step(lu_.get(), n_, k, ipiv_.get(), info_.get(), kLegacy);
   }
 
- private:
-  void check() const {
-    if (n_ == 0) return;
-    unsigned long long v = 0;
-    MM_CUDA(cudaMemcpy(&v, info_.get(), sizeof v, cudaMemcpyDeviceToHost));
-    throw_if_zero_pivot(v == kNoZeroPivot ? -1 : static_cast<Index>(v));
+  void after() override {
+    if (n_ > 0) check_zero_pivot(info_);
   }
+
+ private:
   LuProblem<T> p_;
   Index n_;
   Buffer<T> a_, lu_;

@@ -95,15 +95,6 @@ class CusolverLu final : public cuda::CudaRunner {
     lu_.fill_bytes(0xff);  // poison: the transpose back must write every element
     if (n_ > 0) getrf_ = std::make_unique<Getrf<T>>(n_, work_.get());
   }
-  void run() override {
-    CudaRunner::run();
-    if (getrf_) getrf_->check();
-  }
-  double timed_run() override {
-    const double s = CudaRunner::timed_run();
-    if (getrf_) getrf_->check();
-    return s;
-  }
   void download() override {
     if (getrf_only_) return;  // the factors of A^T: nothing the caller asked for
     lu_.download(p_.lu->data.data(), p_.lu->data.size());
@@ -122,6 +113,9 @@ class CusolverLu final : public cuda::CudaRunner {
     cuda::transpose_device(a_.get(), work_.get(), n_, n_, sizeof(T), kLegacy);
     getrf_->factor(work_.get());
     cuda::transpose_device(work_.get(), lu_.get(), n_, n_, sizeof(T), kLegacy);
+  }
+  void after() override {
+    if (getrf_) getrf_->check();
   }
 
  private:
@@ -146,17 +140,6 @@ class CusolverSolve final : public cuda::CudaRunner {
     x_.fill_bytes(0xff);
     if (a_host_.rows > 0) getrf_ = std::make_unique<Getrf<T>>(a_host_.rows, work_.get());
   }
-  void run() override {
-    report_ = SolveReport{};
-    CudaRunner::run();
-    finish();
-  }
-  double timed_run() override {
-    report_ = SolveReport{};
-    const double s = CudaRunner::timed_run();
-    finish();
-    return s;
-  }
   void download() override { x_.download(x_host_.data.data(), x_host_.data.size()); }
 
  protected:
@@ -172,11 +155,13 @@ class CusolverSolve final : public cuda::CudaRunner {
     cuda::transpose_device(bt_.get(), x_.get(), k, n, sizeof(T), kLegacy);
   }
 
- private:
-  void finish() {
+  void before() override { report_ = SolveReport{}; }
+  void after() override {
     if (getrf_) getrf_->check();
     report_.flops = lu_flops<T>(a_host_.rows) + lu_solve_flops<T>(a_host_.rows, b_host_.cols);
   }
+
+ private:
   const Dense<T>& a_host_;
   const Dense<T>& b_host_;
   Dense<T>& x_host_;
