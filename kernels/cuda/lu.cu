@@ -98,7 +98,8 @@ class BlockedLu {
     panel(a, 0, n, std::min(nb, n), 0, std::min(nb, n));
     for (int j0 = 0; j0 < n; j0 += nb) {
       const int jb = std::min(nb, n - j0), right = j0 + jb;
-      fence_.order(P, U);  // panel j0 factored
+      // panel j0 factored (the span: how long U idles for it)
+      profile_.span(Profile::wait, U, [&] { fence_.order(P, U); });
       profile_.span(Profile::swaps, U,
                     [&] { cuda::lu::pivot_pairs(ipiv_.get(), j0, right, pairs_.get(), U); });
       if (right < n) {

@@ -202,7 +202,7 @@ inline bool env_on(const char* name, bool fallback) {
 // is the time between events around the work on its stream, its waits for SMs included.
 class Profile {
  public:
-  enum Kind { leaf, panel_blas, swaps, next, rest, kinds };
+  enum Kind { leaf, panel_blas, swaps, next, rest, wait, kinds };
   explicit Profile(bool on) : on_(on) {}
   ~Profile() {
     if (!on_) return;
@@ -216,9 +216,9 @@ class Profile {
     std::fprintf(stderr,
                  "lu profile n=%d nb=%d runs=%d, ms per run: leaf %.3f (%d leaves), panel "
                  "trsm+gemm %.3f, pairs+left swaps %.3f, next panel's update %.3f, the rest's "
-                 "update %.3f\n",
+                 "update %.3f, the update stream idle for panels %.3f\n",
                  n_, nb_, runs_, ms_[leaf] / runs_, count_[leaf] / runs_, ms_[panel_blas] / runs_,
-                 ms_[swaps] / runs_, ms_[next] / runs_, ms_[rest] / runs_);
+                 ms_[swaps] / runs_, ms_[next] / runs_, ms_[rest] / runs_, ms_[wait] / runs_);
     try {
       cluster_leaf_clock_report();
     } catch (...) {
