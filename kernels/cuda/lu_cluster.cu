@@ -504,13 +504,11 @@ ClusterLeaf cluster_prepare() {
     l.push = v == "push";
   }
   if (const char* x = std::getenv("MM_LU_PROFILE"); x && std::string(x) == "2") l.timed = true;
-  static bool set = false;  // the attributes are the kernels', set once to the device's limit
-  if (!set) {
-    set_attributes<D, 32>(static_cast<std::size_t>(optin));
-    set_attributes<D, 16>(static_cast<std::size_t>(optin));
-    set_attributes<D, 8>(static_cast<std::size_t>(optin));
-    set = true;
-  }
+  // The kernels' attributes, to the device's limit, in the current context (a green one
+  // where the panel runs on a part of the SMs).
+  set_attributes<D, 32>(static_cast<std::size_t>(optin));
+  set_attributes<D, 16>(static_cast<std::size_t>(optin));
+  set_attributes<D, 8>(static_cast<std::size_t>(optin));
   // The largest power-of-two cluster of full-size blocks the device can schedule at all.
   const int most = std::min(kMostBlocks, env_int("MM_LU_CLUSTER", kMostBlocks));
   for (int b = kMostBlocks; b >= 1; b /= 2) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -278,8 +279,26 @@ unsigned blocks_of(Index units, Index per_block) {
 
 }  // namespace
 
+namespace {
+LeafMode leaf_mode() {
+  const char* mode = std::getenv("MM_LU_LEAF");
+  const std::string m = mode && *mode ? mode : "cluster";
+  if (m != "cluster" && m != "grid")
+    throw UsageError("MM_LU_LEAF must be cluster or grid, not '" + m + "'");
+  return m == "grid" ? LeafMode::grid : LeafMode::cluster;
+}
+}  // namespace
+
 template <class T>
-LeafScratch<T> leaf_prepare(Index n) {
+bool leaf_confinable(Index n) {
+  if (leaf_mode() != LeafMode::cluster) return false;
+  ClusterLeaf l = cluster_prepare<T>();
+  l.max_rows = std::numeric_limits<int>::max();
+  return cluster_plan<T>(l, n).width > 0;
+}
+
+template <class T>
+LeafScratch<T> leaf_prepare(Index n, bool confined) {
   using D = dev_t<T>;
   int dev = 0, optin = 0;
   MM_CUDA(cudaGetDevice(&dev));
@@ -307,12 +326,14 @@ LeafScratch<T> leaf_prepare(Index n) {
   s.idx = Buffer<int>(2 * static_cast<std::size_t>(s.max_blocks));
   s.rows = Buffer<T>(2 * static_cast<std::size_t>(s.max_blocks) * kLeafWidth);
   s.rowj = Buffer<T>(2 * kLeafWidth);
-  const char* mode = std::getenv("MM_LU_LEAF");
-  const std::string m = mode ? mode : "cluster";
-  if (m != "cluster" && m != "grid")
-    throw UsageError("MM_LU_LEAF must be cluster or grid, not '" + m + "'");
-  s.mode = m == "grid" ? LeafMode::grid : LeafMode::cluster;
+  s.mode = leaf_mode();
   if (s.mode == LeafMode::cluster) s.cluster = cluster_prepare<T>();
+  if (confined) {
+    s.cluster.max_rows = std::numeric_limits<int>::max();
+    if (s.mode != LeafMode::cluster || cluster_plan<T>(s.cluster, n).width == 0)
+      throw DeviceError("cuda-blocked: no cluster of the panel's SMs holds " + std::to_string(n) +
+                        " rows (MM_LU_PANEL_SMS=0 runs the panel on every SM)");
+  }
   return s;
 }
 
@@ -395,7 +416,8 @@ void hybrid_step(T* a, Index n, Index k, int* ipiv, unsigned long long* info, cu
 }
 
 #define MM_LU_KERNELS(T)                                                                      \
-  template LeafScratch<T> leaf_prepare<T>(Index);                                             \
+  template LeafScratch<T> leaf_prepare<T>(Index, bool);                                       \
+  template bool leaf_confinable<T>(Index);                                                    \
   template int leaf_width<T>(const LeafScratch<T>&, Index);                                   \
   template void leaf_factor<T>(T*, Index, int, int, int, int, int, int*, unsigned long long*, \
                                LeafScratch<T>&, cudaStream_t);                                \

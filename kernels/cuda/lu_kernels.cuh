@@ -80,10 +80,18 @@ struct LeafScratch {
   ClusterLeaf cluster;
 };
 
-// Sizes the scratch and raises the leaf kernel's shared-memory limit for panels of up to N
-// rows. Throws DeviceError where one block's share of the rows cannot fit in shared memory.
+// Sizes the scratch and raises the leaf kernels' shared-memory limits (in the current
+// context) for panels of up to N rows. Throws DeviceError where one block's share of the rows
+// cannot fit in shared memory. CONFINED: the leaves run on a few SMs (an SmPartition's
+// group), so every leaf runs on a cluster, however many rows its blocks then hold; throws
+// DeviceError where a cluster there cannot hold N rows.
 template <class T>
-LeafScratch<T> leaf_prepare(Index n);
+LeafScratch<T> leaf_prepare(Index n, bool confined = false);
+
+// Whether every leaf of panels of up to N rows can run on one cluster (leaf_prepare's
+// CONFINED): clusters in use (MM_LU_LEAF) and N rows within a cluster's shared memory.
+template <class T>
+bool leaf_confinable(Index n);
 
 // The widest leaf the panel recursion should split to for M rows: the cluster plan's width
 // where a cluster holds them, else kLeafWidth (the grid leaf).
