@@ -168,10 +168,13 @@ class BlockedLu {
     // Narrower leaves where only those fit a cluster's shared memory (tall panels).
     const int lw = cuda::lu::leaf_width(scratch_, m);
     if (w <= lw) {
-      profile_.span(Profile::leaf, panel_, [&] {
-        cuda::lu::leaf_factor(a, n_, g0, m, w, pc0, pc1, ipiv_.get(), info_.get(), scratch_,
-                              panel_.get());
-      });
+      profile_.span(
+          Profile::leaf, panel_,
+          [&] {
+            cuda::lu::leaf_factor(a, n_, g0, m, w, pc0, pc1, ipiv_.get(), info_.get(), scratch_,
+                                  panel_.get());
+          },
+          m, w);
       return;
     }
     // The left half a whole number of leaves where that splits w.

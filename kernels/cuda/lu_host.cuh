@@ -218,6 +218,12 @@ class Profile {
         n_, nb_, runs_, ms_[leaf] / runs_, count_[leaf] / runs_, ms_[panel_blas] / runs_,
         ms_[swaps] / runs_, ms_[next] / runs_, ms_[rest] / runs_, ms_[wait] / runs_, panel_sms_,
         update_sms_);
+    std::fprintf(stderr, "lu profile leaves by rows, us per column:");
+    for (int b = 0; b < kBuckets; ++b)
+      if (leaf_cols_[b] > 0)
+        std::fprintf(stderr, " m<=%d %.2f (%ld columns)", 1024 << b,
+                     1e3 * leaf_ms_[b] / leaf_cols_[b], leaf_cols_[b] / runs_);
+    std::fprintf(stderr, "\n");
     try {
       cluster_leaf_clock_report();
     } catch (...) {
@@ -231,14 +237,15 @@ class Profile {
     collect();
     n_ = n, nb_ = nb, ++runs_;
   }
+  // F's work on S, timed as K; a leaf's also by its M rows and W columns.
   template <class F>
-  void span(Kind k, const CtxStream& s, F&& f) {
+  void span(Kind k, const CtxStream& s, F&& f, int m = 0, int w = 0) {
     if (!on_) return f();
     const cudaEvent_t a = event(s), b = event(s);
     MM_CUDA(cudaEventRecord(a, s.get()));
     f();
     MM_CUDA(cudaEventRecord(b, s.get()));
-    spans_.push_back({k, a, b});
+    spans_.push_back({k, a, b, m, w});
   }
   // Said with the report: the SMs the panel and the update run on (0: all).
   void partition(int panel_sms, int update_sms) {
@@ -249,7 +256,9 @@ class Profile {
   struct Span {
     Kind kind;
     cudaEvent_t start, stop;
+    int m, w;
   };
+  static constexpr int kBuckets = 8;  // leaves of m <= 1024, 2048, ... rows; the last: any
   // Timing events of S's context, reused run after run.
   struct Pool {
     const CtxStream* stream;
@@ -270,6 +279,11 @@ class Profile {
       MM_CUDA(cudaEventSynchronize(sp.stop));
       MM_CUDA(cudaEventElapsedTime(&ms, sp.start, sp.stop));
       ms_[sp.kind] += ms, ++count_[sp.kind];
+      if (sp.kind == leaf) {
+        int b = 0;
+        while (b < kBuckets - 1 && sp.m > (1024 << b)) ++b;
+        leaf_ms_[b] += ms, leaf_cols_[b] += sp.w;
+      }
     }
     spans_.clear();
     for (Pool& p : pools_) p.next = 0;
@@ -278,6 +292,8 @@ class Profile {
   int n_ = 0, nb_ = 0, runs_ = 0;
   double ms_[kinds] = {};
   int count_[kinds] = {};
+  double leaf_ms_[kBuckets] = {};
+  long leaf_cols_[kBuckets] = {};
   int panel_sms_ = 0, update_sms_ = 0;
   std::vector<Pool> pools_;
   std::vector<Span> spans_;
