@@ -3,6 +3,7 @@
 // and mmsolve's cuda-blocked substitution.
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <string>
 
 #include "cuda/cuda_util.cuh"
@@ -212,7 +213,7 @@ class BlockedLu {
   // A graph's kernels lose the panel stream's priority: it pays where launches dominate
   // (n = 4096: 2 % faster), not where the look-ahead does (n = 16384: 5 % slower).
   static constexpr Index kGraphMaxN = 4096;
-  static constexpr Index kPartitionMinN = 8192;
+  static constexpr Index kPartitionMinN = std::numeric_limits<Index>::max();
   static constexpr std::size_t kWorkspace = std::size_t{16} << 20;  // per handle
   Buffer<unsigned char> workspace_;
   Graph graph_;  // after the buffers it names: destroyed before them
