@@ -466,12 +466,28 @@ __device__ __forceinline__ void put_word(Word* p, unsigned data, unsigned tag) {
   const Word w = (static_cast<Word>(tag) << 32) | data;
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
 }
-__device__ __forceinline__ unsigned get_word(const Word* p, unsigned tag) {
+__device__ __forceinline__ Word load_word(const Word* p) {
   Word w;
-  do {
-    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
-  } while (static_cast<unsigned>(w >> 32) != tag);
-  return static_cast<unsigned>(w);
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+  return w;
+}
+// Words [T, N) of IN a kThreads stride apart into OUT, each once its tag is TAG: kBatch loads
+// in flight at once, so that a thread waits about one trip through L2, not one per word.
+constexpr int kBatch = 16;
+__device__ __forceinline__ void read_words(const Word* in, int n, unsigned tag, unsigned* out) {
+  for (int e0 = static_cast<int>(threadIdx.x); e0 < n; e0 += kBatch * kThreads) {
+    Word v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (e0 + u * kThreads < n) v[u] = load_word(in + e0 + u * kThreads);
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = e0 + u * kThreads;
+      if (e >= n) break;
+      while (static_cast<unsigned>(v[u] >> 32) != tag) v[u] = load_word(in + e);
+      out[e] = static_cast<unsigned>(v[u]);
+    }
+  }
 }
 __device__ __forceinline__ unsigned word_of(const void* base, int i) {
   return static_cast<const unsigned*>(base)[i];
@@ -545,7 +561,7 @@ __global__ void __launch_bounds__(kThreads)
                word_of(s + (j - r0) * W, t - Rec::kSize), tag);
     }
     // Read every block's record and row j.
-    for (int e = t; e < words; e += kThreads) got[e] = get_word(out + e, tag);
+    read_words(out, words, tag, got);
     __syncthreads();
     double bm = 0;
     int bi = -1;
