@@ -3,14 +3,12 @@
 // and mmsolve's cuda-blocked substitution.
 #include <algorithm>
 #include <climits>
-#include <limits>
 #include <string>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/lu_cuda.hpp"
 #include "cuda/lu_host.cuh"
 #include "cuda/lu_kernels.cuh"
-#include "cuda/sm_partition.cuh"
 #include "instantiate.hpp"
 
 namespace mm {
@@ -18,8 +16,6 @@ namespace mm {
 namespace {
 
 using cuda::Buffer;
-using cuda::CtxStream;
-using cuda::SmPartition;
 using cuda::lu::Index;
 using cuda::lu::kMaxPivots;
 using cuda::lu::kNoZeroPivot;
@@ -56,15 +52,14 @@ class BlockedLu {
   BlockedLu(Index n, Index nb)
       : n_(static_cast<int>(n)),
         nb_(static_cast<int>(nb)),
-        partition_(make_partition(n)),
-        panel_(true, partition_ ? partition_->group() : nullptr),
-        update_(false, partition_ ? partition_->rest() : nullptr),
+        panel_(true),
+        update_(false),
         ipiv_(static_cast<std::size_t>(n)),
         info_(1),
         pairs_(4 * kMaxPivots),
-        scratch_(make_scratch(n)),
+        scratch_(cuda::lu::leaf_prepare<T>(n)),
         profile_(env_on("MM_LU_PROFILE", false)),
-        use_graph_(env_on("MM_LU_GRAPH", n <= kGraphMaxN && !partition_) && !profile_.on()),
+        use_graph_(env_on("MM_LU_GRAPH", n <= kGraphMaxN) && !profile_.on()),
         workspace_(2 * kWorkspace) {
     // cublasSetStream resets the workspace: set it after. A workspace of our own keeps
     // cuBLAS from allocating while a graph is captured.
@@ -72,7 +67,6 @@ class BlockedLu {
     MM_CUDA(cublasSetStream(hu_.get(), update_.get()));
     MM_CUDA(cublasSetWorkspace(hp_.get(), workspace_.get(), kWorkspace));
     MM_CUDA(cublasSetWorkspace(hu_.get(), workspace_.get() + kWorkspace, kWorkspace));
-    if (partition_) profile_.partition(partition_->group_sms(), partition_->rest_sms());
   }
 
   // Factors the n x n matrix A (device) in place, ordered after the work on stream 0 so
@@ -81,7 +75,7 @@ class BlockedLu {
   void factor(T* a) {
     const cudaStream_t U = update_.get();
     profile_.begin_run(n_, nb_);
-    fence_.order(legacy_, update_);
+    fence_.order(kLegacy, U);
     if (!use_graph_) {
       enqueue(a);
     } else {
@@ -92,14 +86,14 @@ class BlockedLu {
       }
       graph_.launch(U);
     }
-    fence_.order(update_, legacy_);
+    fence_.order(U, kLegacy);
   }
 
   // factor()'s work, begun and ended on U.
   void enqueue(T* a) {
-    const CtxStream &P = panel_, &U = update_;
+    const cudaStream_t P = panel_.get(), U = update_.get();
     const int n = n_, nb = nb_;
-    MM_CUDA(cudaMemsetAsync(info_.get(), 0xff, sizeof(unsigned long long), U.get()));
+    MM_CUDA(cudaMemsetAsync(info_.get(), 0xff, sizeof(unsigned long long), U));
     fence_.order(U, P);
     panel(a, 0, n, std::min(nb, n), 0, std::min(nb, n));
     for (int j0 = 0; j0 < n; j0 += nb) {
@@ -107,7 +101,7 @@ class BlockedLu {
       // panel j0 factored (the span: how long U idles for it)
       profile_.span(Profile::wait, U, [&] { fence_.order(P, U); });
       profile_.span(Profile::swaps, U,
-                    [&] { cuda::lu::pivot_pairs(ipiv_.get(), j0, right, pairs_.get(), U.get()); });
+                    [&] { cuda::lu::pivot_pairs(ipiv_.get(), j0, right, pairs_.get(), U); });
       if (right < n) {
         // Look-ahead: the next panel's columns first, then that panel on P while U updates
         // the rest. They touch disjoint columns; the next panel's own swaps reach the
@@ -119,7 +113,7 @@ class BlockedLu {
         profile_.span(Profile::rest, U, [&] { update(a, j0, jb, right + nb2, n); });
       }
       profile_.span(Profile::swaps, U,
-                    [&] { cuda::lu::gather_rows(a, n, 0, j0, pairs_.get(), 2 * jb, U.get()); });
+                    [&] { cuda::lu::gather_rows(a, n, 0, j0, pairs_.get(), 2 * jb, U); });
     }
   }
 
@@ -127,7 +121,7 @@ class BlockedLu {
   // the row swaps in chunks, then L Y = PB and U X = Y by cuBLAS TRSM.
   void solve(const T* lu, T* x, Index k) {
     const cudaStream_t U = update_.get();
-    fence_.order(legacy_, update_);
+    fence_.order(kLegacy, U);
     for (int k0 = 0; k0 < n_; k0 += kMaxPivots) {
       const int k1 = std::min(n_, k0 + kMaxPivots);
       cuda::lu::pivot_pairs(ipiv_.get(), k0, k1, pairs_.get(), U);
@@ -135,7 +129,7 @@ class BlockedLu {
     }
     trsm_lower_unit(hu_.get(), n_, k, lu, n_, x, k);
     trsm_upper(hu_.get(), n_, k, lu, n_, x, k);
-    fence_.order(update_, legacy_);
+    fence_.order(U, kLegacy);
   }
 
   // Throws where the last run met an exact zero pivot (waits for it).
@@ -145,24 +139,6 @@ class BlockedLu {
   void pivots(std::vector<std::int64_t>& out) const { download_pivots(ipiv_, out); }
 
  private:
-  // The SMs split for n (MM_LU_PANEL_SMS: the panel's, 0 for none): the panel's leaves and
-  // BLAS on a small group able to hold a whole cluster, the trailing update on the rest, so
-  // that a leaf never waits for SMs the update's GEMM holds. None where the leaf runs on the
-  // cooperative grid (it needs most of the device) or the cluster cannot hold n rows.
-  static std::unique_ptr<SmPartition> make_partition(Index n) {
-    const int sms = cuda::lu::env_int("MM_LU_PANEL_SMS", default_panel_sms(n));
-    if (sms == 0 || !cuda::lu::leaf_confinable<T>(n)) return nullptr;
-    return std::make_unique<SmPartition>(sms);
-  }
-  static int default_panel_sms(Index n) { return n >= kPartitionMinN ? 16 : 0; }
-
-  // The leaf's scratch and limits, as seen from the panel's SMs.
-  cuda::lu::LeafScratch<T> make_scratch(Index n) const {
-    cuda::lu::LeafScratch<T> s;
-    panel_.in_context([&] { s = cuda::lu::leaf_prepare<T>(n, partition_ != nullptr); });
-    return s;
-  }
-
   // Recursive panel on P: the left half, then the right half's U rows by TRSM and its rows
   // below by GEMM, then the right half. The leaves swap across the whole panel [pc0, pc1).
   void panel(T* a, int g0, int m, int w, int pc0, int pc1) {
@@ -170,7 +146,7 @@ class BlockedLu {
     const int lw = cuda::lu::leaf_width(scratch_, m);
     if (w <= lw) {
       profile_.span(
-          Profile::leaf, panel_,
+          Profile::leaf, panel_.get(),
           [&] {
             cuda::lu::leaf_factor(a, n_, g0, m, w, pc0, pc1, ipiv_.get(), info_.get(), scratch_,
                                   panel_.get());
@@ -182,7 +158,7 @@ class BlockedLu {
     const int half = (w / 2 + lw - 1) / lw * lw;
     const int w1 = half < w ? half : w / 2, w2 = w - w1;
     panel(a, g0, m, w1, pc0, pc1);
-    profile_.span(Profile::panel_blas, panel_, [&] {
+    profile_.span(Profile::panel_blas, panel_.get(), [&] {
       solve_and_update(hp_.get(), a, n_, g0, w1, g0 + w1, g0 + w1 + w2, m - w1);
     });
     panel(a, g0 + w1, m - w1, w2, pc0, pc1);
@@ -199,9 +175,7 @@ class BlockedLu {
   }
 
   int n_, nb_;
-  std::unique_ptr<SmPartition> partition_;  // before the streams: destroyed after them
-  CtxStream panel_, update_;                // before the handles: destroyed after them
-  CtxStream legacy_ = CtxStream::legacy();
+  Stream panel_, update_;  // before the handles: destroyed after them
   cuda::Cublas hp_, hu_;
   Fence fence_;
   Buffer<int> ipiv_;
@@ -213,7 +187,6 @@ class BlockedLu {
   // A graph's kernels lose the panel stream's priority: it pays where launches dominate
   // (n = 4096: 2 % faster), not where the look-ahead does (n = 16384: 5 % slower).
   static constexpr Index kGraphMaxN = 4096;
-  static constexpr Index kPartitionMinN = std::numeric_limits<Index>::max();
   static constexpr std::size_t kWorkspace = std::size_t{16} << 20;  // per handle
   Buffer<unsigned char> workspace_;
   Graph graph_;  // after the buffers it names: destroyed before them

@@ -1,8 +1,6 @@
-// The LU panel leaves. On one thread-block cluster: the leaf's rows in the blocks' shared
-// memory, each column's pivot candidates exchanged through distributed shared memory, either
-// pushed by st.async and awaited on a local mbarrier (the default) or read after a cluster
-// barrier. On a cooperative grid (panels taller than a cluster holds): the same column step,
-// the candidates exchanged as tagged words through L2.
+// The LU panel leaf on one thread-block cluster: the leaf's rows in the blocks' shared memory,
+// each column's pivot candidates exchanged through distributed shared memory, either pushed by
+// st.async and awaited on a local mbarrier (the default) or read after a cluster barrier.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -445,154 +443,6 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
   clk.finish(p.w);
 }
 
-// ---- the grid leaf: tagged words through L2 ------------------------------------------------
-
-// The grid leaf's exchange: 8-byte words, each 4 bytes of data and the 4-byte tag of the
-// column they belong to, written and read whole (an aligned 8-byte access is single-copy
-// atomic), so a reader that sees the tag sees the data: no barrier, no fence, one trip
-// through L2. A block's record: its candidate's magnitude (2 words), row (1 word), a pad, and
-// its candidate row (RW words); then row j, from the block that holds it.
-using Word = unsigned long long;
-
-template <class D, int W>
-struct GridRecord {
-  static constexpr int kRow = W * static_cast<int>(sizeof(D)) / 4;  // words of a row
-  static constexpr int kSize = 4 + kRow;                            // 16-byte multiples
-  // Words of one parity: every block's record, then row j.
-  __host__ __device__ static int words(int blocks) { return blocks * kSize + kRow; }
-};
-
-__device__ __forceinline__ void put_word(Word* p, unsigned data, unsigned tag) {
-  const Word w = (static_cast<Word>(tag) << 32) | data;
-  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
-}
-__device__ __forceinline__ Word load_word(const Word* p) {
-  Word w;
-  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
-  return w;
-}
-// Words [T, N) of IN a kThreads stride apart into OUT, each once its tag is TAG: kBatch loads
-// in flight at once, so that a thread waits about one trip through L2, not one per word.
-constexpr int kBatch = 16;
-__device__ __forceinline__ void read_words(const Word* in, int n, unsigned tag, unsigned* out) {
-  for (int e0 = static_cast<int>(threadIdx.x); e0 < n; e0 += kBatch * kThreads) {
-    Word v[kBatch];
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u)
-      if (e0 + u * kThreads < n) v[u] = load_word(in + e0 + u * kThreads);
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int e = e0 + u * kThreads;
-      if (e >= n) break;
-      while (static_cast<unsigned>(v[u] >> 32) != tag) v[u] = load_word(in + e);
-      out[e] = static_cast<unsigned>(v[u]);
-    }
-  }
-}
-__device__ __forceinline__ unsigned word_of(const void* base, int i) {
-  return static_cast<const unsigned*>(base)[i];
-}
-
-// The push kernel's column step with the blocks of a cooperative grid exchanging through
-// tagged words in global memory (XCHG: two parities of GridRecord words) instead of shared
-// memory. Per column j every block publishes its best candidate, reads every block's (the
-// waiting is the reading: a word is taken once its tag is j's), reduces them the same way and
-// swaps, scales and updates its rows. A parity's words are rewritten two columns later, only by
-// a block that has read this block's next record, which this block publishes after its last
-// read of them. Tags are the leaf's number (EPOCH, advanced at the end of each leaf, so that
-// no word of an earlier leaf, or of an earlier replay of a graph, matches) times 64 plus j.
-template <class D, int W>
-__global__ void __launch_bounds__(kThreads)
-    grid_leaf_kernel(ClusterArgs<D> p, Word* __restrict__ xchg, unsigned* __restrict__ epoch) {
-  using Rec = GridRecord<D, W>;
-  cg::grid_group grid = cg::this_grid();
-  extern __shared__ __align__(16) unsigned char smem[];
-  const int blocks = static_cast<int>(gridDim.x), rank = static_cast<int>(blockIdx.x);
-  const int words = Rec::words(blocks);
-  D* s = reinterpret_cast<D*>(smem);
-  unsigned* got = reinterpret_cast<unsigned*>(s + p.rows * W);  // one parity's words, read
-  double* red_mag = reinterpret_cast<double*>(got + (words + 3) / 4 * 4);
-  int* red_idx = reinterpret_cast<int*>(red_mag + kWarps);
-  const int t = threadIdx.x, lane = t % 32, warp = t / 32, c = lane % W;
-  const unsigned leaf = *reinterpret_cast<volatile unsigned*>(epoch) + 1;
-  const BlockRows<D, W> rows(p, s, rank, blocks);
-  const int r0 = rows.r0, nr = rows.nr, oc = rows.outside_column();
-  rows.load();
-  __syncthreads();
-  double mag = 0;
-  int idx = -1;
-  rows.first_candidate(mag, idx);
-  for (int j = 0; j < p.w; ++j) {
-    const int par = j & 1;
-    const unsigned tag = leaf * 64u + static_cast<unsigned>(j);
-    if (j == 0) {
-      warp_argmax(mag, idx);
-      if (lane == 0) red_mag[warp] = mag, red_idx[warp] = idx;
-    } else {
-#pragma unroll
-      for (int o = W; o < 32; o *= 2) {
-        const double m2 = __shfl_xor_sync(0xffffffffu, mag, o);
-        const int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
-        if (better(m2, i2, mag, idx)) mag = m2, idx = i2;
-      }
-      if (lane == j) red_mag[warp] = mag, red_idx[warp] = idx;
-    }
-    __syncthreads();  // the slots, and every row's update of column j - 1
-    mag = lane < kWarps ? red_mag[lane] : 0.0;
-    idx = lane < kWarps ? red_idx[lane] : -1;
-    warp_argmax<kWarps>(mag, idx);
-    idx = __shfl_sync(0xffffffffu, idx, 0);
-    mag = __shfl_sync(0xffffffffu, mag, 0);
-    // Publish: a word a thread.
-    Word* out = xchg + static_cast<std::size_t>(par) * words;
-    if (t < Rec::kSize) {
-      unsigned v = 0;
-      if (t == 0)
-        v = static_cast<unsigned>(__double_as_longlong(mag));
-      else if (t == 1)
-        v = static_cast<unsigned>(static_cast<unsigned long long>(__double_as_longlong(mag)) >> 32);
-      else if (t == 2)
-        v = static_cast<unsigned>(idx);
-      else if (t >= 4 && idx >= 0)
-        v = word_of(s + (idx - r0) * W, t - 4);
-      put_word(out + rank * Rec::kSize + t, v, tag);
-    } else if (j >= r0 && j < r0 + nr && t < Rec::kSize + Rec::kRow) {
-      put_word(out + blocks * Rec::kSize + (t - Rec::kSize),
-               word_of(s + (j - r0) * W, t - Rec::kSize), tag);
-    }
-    // Read every block's record and row j.
-    read_words(out, words, tag, got);
-    __syncthreads();
-    double bm = 0;
-    int bi = -1;
-    for (int b = lane; b < blocks; b += 32) {
-      const unsigned* h = got + b * Rec::kSize;
-      const double m2 = __longlong_as_double(
-          static_cast<long long>((static_cast<unsigned long long>(h[1]) << 32) | h[0]));
-      const int i2 = static_cast<int>(h[2]);
-      if (better(m2, i2, bm, bi)) bm = m2, bi = i2;
-    }
-    warp_argmax(bm, bi);
-    const int pr = __shfl_sync(0xffffffffu, bi, 0);  // the pivot row, leaf-relative
-    const int bp = pr / p.rows;
-    const D* prow = reinterpret_cast<const D*>(got + bp * Rec::kSize + 4);
-    const D* rowj = reinterpret_cast<const D*>(got + blocks * Rec::kSize);
-    const D pv = prow[c], piv = prow[j];
-    PivotStep<D> step(p, j, pr, piv, oc, rank == 0 && t == 0);
-    if (t < W) {
-      if (j >= r0 && j < r0 + nr) s[(j - r0) * W + t] = prow[t];
-      if (pr != j && rank == bp) s[(pr - r0) * W + t] = rowj[t];
-    }
-    __syncthreads();  // rows j and pr in place before the update reads them
-    update_rows<D, W>(s, j, p.w, r0, nr, pv, piv, mag, idx);
-    step.finish();
-  }
-  __syncthreads();
-  rows.store();
-  grid.sync();  // every block read EPOCH and is done with the words
-  if (rank == 0 && t == 0) *epoch = leaf;
-}
-
 template <class D, int W>
 void set_attributes(std::size_t smem) {
   for (const auto k :
@@ -654,11 +504,13 @@ ClusterLeaf cluster_prepare() {
     l.push = v == "push";
   }
   if (const char* x = std::getenv("MM_LU_PROFILE"); x && std::string(x) == "2") l.timed = true;
-  // The kernels' attributes, to the device's limit, in the current context (a green one
-  // where the panel runs on a part of the SMs).
-  set_attributes<D, 32>(static_cast<std::size_t>(optin));
-  set_attributes<D, 16>(static_cast<std::size_t>(optin));
-  set_attributes<D, 8>(static_cast<std::size_t>(optin));
+  static bool set = false;  // the attributes are the kernels', set once to the device's limit
+  if (!set) {
+    set_attributes<D, 32>(static_cast<std::size_t>(optin));
+    set_attributes<D, 16>(static_cast<std::size_t>(optin));
+    set_attributes<D, 8>(static_cast<std::size_t>(optin));
+    set = true;
+  }
   // The largest power-of-two cluster of full-size blocks the device can schedule at all.
   const int most = std::min(kMostBlocks, env_int("MM_LU_CLUSTER", kMostBlocks));
   for (int b = kMostBlocks; b >= 1; b /= 2) {
@@ -717,47 +569,6 @@ void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int
     launch<D, 8>(plan, args, st);
 }
 
-template <class T>
-GridPlan grid_plan(Index m, int max_blocks, int min_rows) {
-  using D = dev_t<T>;
-  const int rows =
-      static_cast<int>(std::max<Index>(min_rows, (m + max_blocks - 1) / std::max(max_blocks, 1)));
-  const int blocks = static_cast<int>((m + rows - 1) / rows);
-  const int words = GridRecord<D, kLeafWidth>::words(blocks);
-  const std::size_t smem = static_cast<std::size_t>(rows) * kLeafWidth * sizeof(D) +
-                           static_cast<std::size_t>((words + 3) / 4 * 4) * sizeof(unsigned) +
-                           kWarps * (sizeof(double) + sizeof(int));
-  return {blocks, rows, smem};
-}
-
-template <class T>
-std::size_t grid_xchg_words(int max_blocks) {
-  return 2 * static_cast<std::size_t>(GridRecord<dev_t<T>, kLeafWidth>::words(max_blocks));
-}
-
-template <class T>
-int grid_leaf_attributes(std::size_t smem) {
-  const auto k = grid_leaf_kernel<dev_t<T>, kLeafWidth>;
-  MM_CUDA(
-      cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  int per_sm = 0;
-  MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, smem));
-  return per_sm * multiprocessors();
-}
-
-template <class T>
-void grid_leaf_factor(const GridPlan& plan, T* mat, Index lda, int g0, int m, int w, int pc0,
-                      int pc1, int* ipiv, unsigned long long* info, unsigned long long* xchg,
-                      unsigned* epoch, cudaStream_t st) {
-  using D = dev_t<T>;
-  if (pc1 - pc0 > kThreads) throw DeviceError("grid leaf: a panel wider than its threads");
-  ClusterArgs<D> a{reinterpret_cast<D*>(mat), lda, g0, m, w, plan.rows, pc0, pc1, ipiv, info};
-  void* args[] = {&a, &xchg, &epoch};
-  MM_CUDA(cudaLaunchCooperativeKernel(
-      reinterpret_cast<const void*>(grid_leaf_kernel<D, kLeafWidth>),
-      dim3(static_cast<unsigned>(plan.blocks)), dim3(kThreads), args, plan.smem, st));
-}
-
 void cluster_leaf_clock_report() {
   unsigned long long c[kPhases + 2] = {};
   MM_CUDA(cudaMemcpyFromSymbol(c, g_leaf_clock, sizeof c));
@@ -781,13 +592,7 @@ void cluster_leaf_clock_report() {
   template ClusterLeaf cluster_prepare<T>();                                                   \
   template ClusterPlan cluster_plan<T>(const ClusterLeaf&, Index);                             \
   template void cluster_leaf_factor<T>(const ClusterPlan&, T*, Index, int, int, int, int, int, \
-                                       int*, unsigned long long*, cudaStream_t);               \
-  template GridPlan grid_plan<T>(Index, int, int);                                             \
-  template std::size_t grid_xchg_words<T>(int);                                                \
-  template int grid_leaf_attributes<T>(std::size_t);                                           \
-  template void grid_leaf_factor<T>(const GridPlan&, T*, Index, int, int, int, int, int, int*, \
-                                    unsigned long long*, unsigned long long*, unsigned*,       \
-                                    cudaStream_t);
+                                       int*, unsigned long long*, cudaStream_t);
 MM_FOR_VALUE_TYPES(MM_LU_CLUSTER)
 
 }  // namespace mm::cuda::lu

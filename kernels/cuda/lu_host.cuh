@@ -6,12 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/lu_kernels.cuh"
-#include "cuda/sm_partition.cuh"
 
 namespace mm::cuda::lu::host {
 
@@ -118,34 +116,40 @@ void solve_and_update(cublasHandle_t h, T* a, Index ld, Index r, Index k, Index 
            a + (r + k) * ld + c0, ld);
 }
 
-// ---- streams ----------------------------------------------------------------------------
-// The engine's streams are CtxStreams (sm_partition.cuh): non-blocking, so no implicit
-// ordering with the legacy default stream, which the runner's timing events and copies use;
-// the order is stated by events (Fence below), each from its stream's context.
+// ---- streams -------------------------------------------------------------------------------
+
+// Non-blocking: no implicit ordering with the legacy default stream, which the runner's
+// timing events and copies use; the order is stated by events (order() below).
+class Stream {
+ public:
+  explicit Stream(bool high) {
+    int least = 0, greatest = 0;
+    MM_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    MM_CUDA(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, high ? greatest : least));
+  }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
+};
 
 class Fence {
  public:
-  Fence() = default;
-  ~Fence() {
-    for (const auto& [s, e] : events_) cudaEventDestroy(e);
-  }
+  Fence() { MM_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  ~Fence() { cudaEventDestroy(e_); }
   Fence(const Fence&) = delete;
   Fence& operator=(const Fence&) = delete;
   // Work enqueued on AFTER from now on waits for the work enqueued on BEFORE so far.
-  void order(const CtxStream& before, const CtxStream& after) {
-    const cudaEvent_t e = event(before);
-    MM_CUDA(cudaEventRecord(e, before.get()));
-    MM_CUDA(cudaStreamWaitEvent(after.get(), e, 0));
+  void order(cudaStream_t before, cudaStream_t after) {
+    MM_CUDA(cudaEventRecord(e_, before));
+    MM_CUDA(cudaStreamWaitEvent(after, e_, 0));
   }
 
  private:
-  cudaEvent_t event(const CtxStream& s) {
-    for (const auto& [owner, e] : events_)
-      if (owner == &s) return e;
-    events_.emplace_back(&s, s.new_event(false));
-    return events_.back().second;
-  }
-  std::vector<std::pair<const CtxStream*, cudaEvent_t>> events_;
+  cudaEvent_t e_{};
 };
 
 inline constexpr cudaStream_t kLegacy{};  // stream 0: the CudaRunner's events and the copies
@@ -207,17 +211,14 @@ class Profile {
     } catch (...) {
       return;  // a failed device: nothing to report
     }
-    for (const Pool& p : pools_)
-      for (cudaEvent_t e : p.events) cudaEventDestroy(e);
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
     if (runs_ == 0) return;
-    std::fprintf(
-        stderr,
-        "lu profile n=%d nb=%d runs=%d, ms per run: leaf %.3f (%d leaves), panel "
-        "trsm+gemm %.3f, pairs+left swaps %.3f, next panel's update %.3f, the rest's "
-        "update %.3f, the update stream idle for panels %.3f; SMs: panel %d, update %d (0: all)\n",
-        n_, nb_, runs_, ms_[leaf] / runs_, count_[leaf] / runs_, ms_[panel_blas] / runs_,
-        ms_[swaps] / runs_, ms_[next] / runs_, ms_[rest] / runs_, ms_[wait] / runs_, panel_sms_,
-        update_sms_);
+    std::fprintf(stderr,
+                 "lu profile n=%d nb=%d runs=%d, ms per run: leaf %.3f (%d leaves), panel "
+                 "trsm+gemm %.3f, pairs+left swaps %.3f, next panel's update %.3f, the rest's "
+                 "update %.3f, the update stream idle for panels %.3f\n",
+                 n_, nb_, runs_, ms_[leaf] / runs_, count_[leaf] / runs_, ms_[panel_blas] / runs_,
+                 ms_[swaps] / runs_, ms_[next] / runs_, ms_[rest] / runs_, ms_[wait] / runs_);
     std::fprintf(stderr, "lu profile leaves by rows, us per column:");
     for (int b = 0; b < kBuckets; ++b)
       if (leaf_cols_[b] > 0)
@@ -239,17 +240,13 @@ class Profile {
   }
   // F's work on S, timed as K; a leaf's also by its M rows and W columns.
   template <class F>
-  void span(Kind k, const CtxStream& s, F&& f, int m = 0, int w = 0) {
+  void span(Kind k, cudaStream_t s, F&& f, int m = 0, int w = 0) {
     if (!on_) return f();
-    const cudaEvent_t a = event(s), b = event(s);
-    MM_CUDA(cudaEventRecord(a, s.get()));
+    const cudaEvent_t a = event(), b = event();
+    MM_CUDA(cudaEventRecord(a, s));
     f();
-    MM_CUDA(cudaEventRecord(b, s.get()));
+    MM_CUDA(cudaEventRecord(b, s));
     spans_.push_back({k, a, b, m, w});
-  }
-  // Said with the report: the SMs the panel and the update run on (0: all).
-  void partition(int panel_sms, int update_sms) {
-    panel_sms_ = panel_sms, update_sms_ = update_sms;
   }
 
  private:
@@ -259,19 +256,13 @@ class Profile {
     int m, w;
   };
   static constexpr int kBuckets = 8;  // leaves of m <= 1024, 2048, ... rows; the last: any
-  // Timing events of S's context, reused run after run.
-  struct Pool {
-    const CtxStream* stream;
-    std::vector<cudaEvent_t> events;
-    std::size_t next = 0;
-  };
-  cudaEvent_t event(const CtxStream& s) {
-    Pool* p = nullptr;
-    for (Pool& q : pools_)
-      if (q.stream == &s) p = &q;
-    if (!p) p = &pools_.emplace_back(Pool{&s, {}});
-    if (p->next == p->events.size()) p->events.push_back(s.new_event(true));
-    return p->events[p->next++];
+  cudaEvent_t event() {
+    if (next_ == events_.size()) {
+      cudaEvent_t e{};
+      MM_CUDA(cudaEventCreate(&e));
+      events_.push_back(e);
+    }
+    return events_[next_++];
   }
   void collect() {
     for (const Span& sp : spans_) {
@@ -286,7 +277,7 @@ class Profile {
       }
     }
     spans_.clear();
-    for (Pool& p : pools_) p.next = 0;
+    next_ = 0;
   }
   bool on_;
   int n_ = 0, nb_ = 0, runs_ = 0;
@@ -294,8 +285,8 @@ class Profile {
   int count_[kinds] = {};
   double leaf_ms_[kBuckets] = {};
   long leaf_cols_[kBuckets] = {};
-  int panel_sms_ = 0, update_sms_ = 0;
-  std::vector<Pool> pools_;
+  std::vector<cudaEvent_t> events_;
+  std::size_t next_ = 0;
   std::vector<Span> spans_;
 };
 

@@ -71,49 +71,19 @@ struct ClusterPlan {
 // parity of the column, so that writing the next column's never races with reading this one's.
 template <class T>
 struct LeafScratch {
-  Buffer<unsigned long long> xchg;  // the grid leaf's exchange words (grid_xchg_words)
-  Buffer<unsigned> epoch;           // the grid leaves run so far (their words' tags)
-  int grid_blocks = 0;              // the most blocks of a grid leaf
-  int grid_rows = 0;                // the fewest rows a grid block holds (MM_LU_GRID_ROWS)
+  Buffer<double> mag;  // [2][max_blocks]
+  Buffer<int> idx;     // [2][max_blocks]
+  Buffer<T> rows;      // [2][max_blocks][kLeafWidth]: each block's candidate row
+  Buffer<T> rowj;      // [2][kLeafWidth]: the row about to be swapped away
+  int max_blocks = 0;  // blocks owning rows (the grid has one more)
   LeafMode mode = LeafMode::cluster;
   ClusterLeaf cluster;
 };
 
-// One grid leaf launch: BLOCKS blocks of ROWS rows and SMEM bytes of shared memory each.
-struct GridPlan {
-  int blocks = 0, rows = 0;
-  std::size_t smem = 0;
-};
-// The grid leaf for M rows: blocks of at least MIN_ROWS rows, at most MAX_BLOCKS of them
-// where that holds M.
+// Sizes the scratch and raises the leaf kernel's shared-memory limit for panels of up to N
+// rows. Throws DeviceError where one block's share of the rows cannot fit in shared memory.
 template <class T>
-GridPlan grid_plan(Index m, int max_blocks, int min_rows);
-// The exchange words grid leaves of up to MAX_BLOCKS blocks need.
-template <class T>
-std::size_t grid_xchg_words(int max_blocks);
-// Raises the grid leaf kernel's shared memory to SMEM (current context); returns how many of
-// its blocks can be resident at once.
-template <class T>
-int grid_leaf_attributes(std::size_t smem);
-// leaf_factor's contract on one cooperative grid of PLAN, exchanging through XCHG (zeroed
-// once) and EPOCH (zeroed once, advanced by each leaf). PC1 - PC0 <= 512.
-template <class T>
-void grid_leaf_factor(const GridPlan& plan, T* mat, Index lda, int g0, int m, int w, int pc0,
-                      int pc1, int* ipiv, unsigned long long* info, unsigned long long* xchg,
-                      unsigned* epoch, cudaStream_t st);
-
-// Sizes the scratch and raises the leaf kernels' shared-memory limits (in the current
-// context) for panels of up to N rows. Throws DeviceError where one block's share of the rows
-// cannot fit in shared memory. CONFINED: the leaves run on a few SMs (an SmPartition's
-// group), so every leaf runs on a cluster, however many rows its blocks then hold; throws
-// DeviceError where a cluster there cannot hold N rows.
-template <class T>
-LeafScratch<T> leaf_prepare(Index n, bool confined = false);
-
-// Whether every leaf of panels of up to N rows can run on one cluster (leaf_prepare's
-// CONFINED): clusters in use (MM_LU_LEAF) and N rows within a cluster's shared memory.
-template <class T>
-bool leaf_confinable(Index n);
+LeafScratch<T> leaf_prepare(Index n);
 
 // The widest leaf the panel recursion should split to for M rows: the cluster plan's width
 // where a cluster holds them, else kLeafWidth (the grid leaf).

@@ -116,10 +116,6 @@ class EnvScope {
 const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& leaf_settings() {
   static const std::vector<std::pair<std::string, std::map<std::string, std::string>>> s{
       {"grid", {{"MM_LU_LEAF", "grid"}}},
-      // Blocks of 8 rows: up to 128 blocks exchanging, row j in blocks other than the first.
-      {"grid, 8 rows a block", {{"MM_LU_LEAF", "grid"}, {"MM_LU_GRID_ROWS", "8"}}},
-      // The panel on 16 SMs of its own (a green context), every leaf on a cluster.
-      {"cluster on 16 SMs", {{"MM_LU_LEAF", "cluster"}, {"MM_LU_PANEL_SMS", "16"}}},
       {"cluster", {{"MM_LU_LEAF", "cluster"}}},
       {"cluster, sync exchange", {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER_XCHG", "sync"}}},
       // 6 KB a block: 32-, 16- and 8-wide leaves and the grid fallback in one factorization.
