@@ -1,5 +1,4 @@
 // CUDA plumbing: error checks, device memory, events, device properties.
-#include <cstdlib>
 #include <sstream>
 
 #include "cuda/cuda_util.cuh"
@@ -30,16 +29,6 @@ void check(cusparseStatus_t s, const char* call, const char* file, int line) {
 void check(cusolverStatus_t s, const char* call, const char* file, int line) {
   if (s != CUSOLVER_STATUS_SUCCESS)
     fail("cuSOLVER status " + std::to_string(static_cast<int>(s)), call, file, line);
-}
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const long x = std::strtol(v, &end, 10);
-  if (*end || x < 0 || x > (1 << 30))
-    throw UsageError(std::string(name) + " must be a non-negative integer, not '" + v + "'");
-  return static_cast<int>(x);
 }
 
 void* device_allocate(std::size_t bytes) {

@@ -24,10 +24,6 @@ void check(cusparseStatus_t s, const char* call, const char* file, int line);
 void check(cusolverStatus_t s, const char* call, const char* file, int line);
 
 #define MM_CUDA(call) ::mm::cuda::check((call), #call, __FILE__, __LINE__)
-
-// A count from the environment (the MM_LU_* and MM_JACOBI_* tuning switches): unset or empty
-// FALLBACK, else a non-negative integer (UsageError otherwise).
-int env_int(const char* name, int fallback);
 // After a kernel launch: the launch's own error (bad configuration), not a sync.
 #define MM_CUDA_LAUNCHED(name) ::mm::cuda::check(cudaGetLastError(), name, __FILE__, __LINE__)
 

@@ -305,9 +305,6 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     MM_CUDA_LAUNCHED("jacobi init_room");
   }
 
-  // The most warps a block of the 3D marching sweep (MM_JACOBI_WARPS, a tuning switch).
-  static int most_warps() { return std::clamp(cuda::env_int("MM_JACOBI_WARPS", 8), 1, 32); }
-
   // The launch shape of the sweep kernel, and its block count (one partial each).
   void plan() {
     const std::int64_t n = p_.room.n, m = n - 2;
@@ -316,12 +313,12 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       // 2D); the two planes before a chunk are the only ones read twice.
       std::int64_t gx, gy = 1;
       if (p_.room.dim == 3) {
-        // Warps side by side along x (at most most_warps(), 8 by default, a block) to cover
-        // whole rows, the rest of them along y; march_col: one warp along x, 8 along y.
+        // Warps side by side along x (at most 8 a block) to cover whole rows, the rest of the
+        // 8 along y; march_col: one warp along x, 8 along y (64 doubles x 16 rows).
         const std::int64_t row_warps = ceil_div(n, 32 * std::int64_t{vec_});
         gx = kernel_ == StencilCudaKernel::march_col ? row_warps : ceil_div(row_warps, 8);
         wx_ = static_cast<int>(ceil_div(row_warps, gx));
-        const int wy = std::max(1, most_warps() / wx_);
+        const int wy = std::max(1, 8 / wx_);
         threads_ = 32 * wx_ * wy;
         gy = ceil_div(m, std::int64_t{wy} * rows_per_thread());
         if (gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
