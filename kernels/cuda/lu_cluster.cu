@@ -344,8 +344,10 @@ struct LeafClock<true> {
 // row j pushes that row too; each block waits on its own mbarrier for all those bytes, reduces
 // the candidates locally, and swaps, scales and updates its rows. A parity's slots are written
 // again two columns later, only by a block that has received this block's next candidate,
-// which this block sends after its last read of them; so one block barrier per column ends
-// every hazard, and no release of global writes (the outside swaps) waits in a cluster barrier.
+// which this block sends after its last read of them; so the block barrier at a column's start ends
+// every hazard across blocks, and no release of global writes (the outside swaps) waits in a
+// cluster barrier. Within a block, a barrier between the pushes and the wait keeps the pivot
+// step's row writes after every warp's reads of the rows it pushes.
 template <class D, int W, bool Timed>
 __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
   using Cand = Candidate<D, W>;
@@ -412,6 +414,11 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
       if (j >= r0 && j < r0 + nr)
         push(dst_rowj + (par * W + lane) * sizeof(D), s[(j - r0) * W + lane], mb);
     }
+    // Every sender warp has read its rows of s before rows j and pr are rewritten below: this
+    // block's own mbarrier does not wait for what it sends to the others, so without this a warp
+    // past the wait could overwrite a row another warp of the block had yet to push (seen as a
+    // rare wrong factorization in single precision). Its latency hides in the exchange's.
+    __syncthreads();
     clk.lap(kPush);
     mbar_wait(smem_addr(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
     clk.lap(kWait);
