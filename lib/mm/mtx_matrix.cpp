@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "mm/matrix.hpp"
 #include "mm/mtx.hpp"
 
 namespace mm {
@@ -37,20 +38,13 @@ void to_row_major(const MtxMatrix& m, T* out, int threads) {
   if (h.format != Format::array || h.symmetry != Symmetry::general)
     throw std::logic_error("array_to_row_major: a general array file only");
   const std::int64_t rows = h.rows, cols = h.cols, tile = 64;
+  // Integers stay exact in an integer output (value() goes through double); every other
+  // value as the kernels read any file's: value() then value_cast.
   auto value = [&](std::int64_t k) -> T {
-    if constexpr (std::is_same_v<T, std::int64_t>) {
+    if constexpr (std::is_same_v<T, std::int64_t>)
       return h.field == Field::integer ? m.integer[k] : static_cast<T>(m.real[k]);
-    } else if constexpr (std::is_same_v<T, std::complex<float>> ||
-                         std::is_same_v<T, std::complex<double>>) {
-      using R = typename T::value_type;
-      if (h.field == Field::complex) return T(static_cast<R>(m.real[k]), static_cast<R>(m.imag[k]));
-      return T(
-          static_cast<R>(h.field == Field::integer ? static_cast<double>(m.integer[k]) : m.real[k]),
-          0);
-    } else {
-      return static_cast<T>(h.field == Field::integer ? static_cast<double>(m.integer[k])
-                                                      : m.real[k]);
-    }
+    else
+      return value_cast<T>(m.value(k));
   };
   if (h.field == Field::pattern) {
     std::fill(out, out + rows * cols, T(1));
