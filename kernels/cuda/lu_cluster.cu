@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cuda/cluster_ptx.cuh"
 #include "cuda/lu_device.cuh"
 #include "cuda/lu_kernels.cuh"
 #include "instantiate.hpp"
@@ -241,66 +242,6 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
   }
   rows.store();
   cluster.sync();  // no block leaves while another may still read its shared memory
-}
-
-// ---- the push exchange: PTX helpers (sm_90) ----------------------------------------------
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// The address of the same shared-memory location in block RANK of the cluster.
-__device__ __forceinline__ unsigned at_rank(unsigned addr, unsigned rank) {
-  unsigned r;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
-  return r;
-}
-// An asynchronous store into another block's shared memory that counts its bytes off the
-// transaction count of MBAR (an mbarrier in that block).
-template <class V>
-__device__ __forceinline__ void push(unsigned addr, const V& v, unsigned mbar) {
-  if constexpr (sizeof(V) == 4) {
-    unsigned x;
-    __builtin_memcpy(&x, &v, 4);
-    asm volatile(
-        "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(addr),
-        "r"(x), "r"(mbar)
-        : "memory");
-  } else if constexpr (sizeof(V) == 8) {
-    unsigned long long x;
-    __builtin_memcpy(&x, &v, 8);
-    asm volatile(
-        "st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(addr),
-        "l"(x), "r"(mbar)
-        : "memory");
-  } else {
-    static_assert(sizeof(V) == 16);
-    unsigned long long x[2];
-    __builtin_memcpy(x, &v, 16);
-    asm volatile(
-        "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], {%1, %2}, [%3];" ::"r"(
-            addr),
-        "l"(x[0]), "l"(x[1]), "r"(mbar)
-        : "memory");
-  }
-}
-__device__ __forceinline__ void mbar_init(unsigned mbar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mbar) : "memory");
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-// The one local arrival of a phase, with the bytes the phase waits for.
-__device__ __forceinline__ void mbar_expect(unsigned mbar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mbar), "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned mbar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
-        "%2;\n selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(mbar), "r"(parity)
-        : "memory");
 }
 
 // MM_LU_PROFILE=2: where the push leaf's time goes, read by clock64 on block 0's thread 0
