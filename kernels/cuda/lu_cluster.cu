@@ -358,7 +358,7 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
     // Every sender warp has read its rows of s before rows j and pr are rewritten below: this
     // block's own mbarrier does not wait for what it sends to the others, so without this a warp
     // past the wait could overwrite a row another warp of the block had yet to push (seen as a
-    // rare wrong factorization in single precision). Its latency hides in the exchange's.
+    // rare wrong factorization in single precision). Before the wait, it overlaps the exchange.
     __syncthreads();
     clk.lap(kPush);
     mbar_wait(smem_addr(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
