@@ -328,10 +328,11 @@ std::int64_t lu_cuda_default_nb(std::int64_t n) {
 
 template <class T>
 LuLeafPlan lu_cuda_leaf_plan(std::int64_t m, int max_blocks, std::size_t smem, int target_rows,
-                             int max_rows) {
-  const cuda::lu::ClusterPlan p =
-      cuda::lu::cluster_plan<T>(cuda::lu::ClusterLeaf{max_blocks, smem, target_rows, max_rows}, m);
-  return {p.width, p.blocks, p.rows, p.smem};
+                             int max_rows, int reg_rows) {
+  cuda::lu::ClusterLeaf l{max_blocks, smem, target_rows, max_rows};
+  l.reg_rows = reg_rows;
+  const cuda::lu::ClusterPlan p = cuda::lu::cluster_plan<T>(l, m);
+  return {p.width, p.blocks, p.rows, p.smem, p.reg};
 }
 
 template <class T>
@@ -349,7 +350,7 @@ std::unique_ptr<Runner> make_lu_solve_cuda_blocked(const Dense<T>& a, const Dens
 }
 
 #define MM_LU_CUDA(T)                                                                              \
-  template LuLeafPlan lu_cuda_leaf_plan<T>(std::int64_t, int, std::size_t, int, int);              \
+  template LuLeafPlan lu_cuda_leaf_plan<T>(std::int64_t, int, std::size_t, int, int, int);         \
   template std::unique_ptr<Runner> make_lu_cuda_blocked<T>(const LuProblem<T>&, std::int64_t);     \
   template std::unique_ptr<Runner> make_lu_cuda_hybrid<T>(const LuProblem<T>&);                    \
   template std::unique_ptr<Runner> make_lu_solve_cuda_blocked<T>(const Dense<T>&, const Dense<T>&, \

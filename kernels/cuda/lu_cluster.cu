@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cuda/cluster_ptx.cuh"
+#include "cuda/lu_cluster.cuh"
 #include "cuda/lu_device.cuh"
 #include "cuda/lu_kernels.cuh"
 #include "instantiate.hpp"
@@ -25,28 +26,13 @@ using namespace detail;
 // them a warp-row at a time; 16 warps keep shared memory busy without a register cap of 64.
 constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
-constexpr int kMostBlocks = 16;  // the non-portable cluster limit of sm_90
-constexpr int kUnroll = 4;       // rows in flight per lane in the column update
-
-template <class D>
-struct ClusterArgs {
-  D* mat;  // row 0, column 0 of the matrix
-  Index lda;
-  int g0, m, w;  // the leaf: m rows and w columns from (g0, g0)
-  int rows;      // rows per block
-  int pc0, pc1;  // the enclosing panel's columns
-  int* ipiv;
-  unsigned long long* info;
-};
-
-// A block's pivot candidate as pushed to every block of the cluster: its magnitude, its row
-// (leaf-relative, -1 for none) and the row's W values. 16-byte aligned pieces throughout.
-template <class D, int W>
-struct Candidate {
-  double mag;
-  long long idx;
-  D row[W];
-};
+constexpr int kMostBlocks = kClusterMostBlocks;
+// The fewest rows of a leaf on the register leaf by default (MM_LU_REG_ROWS). On the H200,
+// against cuSOLVER's getrf: with every leaf on registers 0.72 at n = 2048 against 0.75 in
+// shared memory; from 2049 rows up 0.87 at 4096 (0.76), 0.99 at 8192 (0.71) and 1.15 at
+// 16384 (0.89); from 4097 rows up 1.12 at 16384.
+constexpr int kRegRows = 2049;
+constexpr int kUnroll = 4;  // rows in flight per lane in the column update
 
 // Dynamic shared memory, for either exchange: the block's rows, then
 //   sync: two parities of (candidate row, row j), of the candidate's (magnitude, row) and the
@@ -102,35 +88,7 @@ struct BlockRows {
     }
   }
   __device__ int outside_column() const {
-    const int out = static_cast<int>(threadIdx.x) * blocks + rank;
-    if (out >= p.pc1 - p.pc0 - p.w) return -1;
-    return p.pc0 + out < p.g0 ? p.pc0 + out : p.pc0 + out + p.w;
-  }
-};
-
-// Column J's pivot row PR (leaf-relative): recorded by the LEADER thread (IPIV, and INFO
-// at an exact zero pivot PIV), and rows J and PR of this thread's column OC of the panel
-// outside the leaf (-1: none) loaded now and stored swapped by finish() after the column's
-// update, their loads in flight meanwhile.
-template <class D>
-struct PivotStep {
-  D* q1;
-  D* q2;
-  D o1, o2;
-  bool swap;
-  __device__ PivotStep(const ClusterArgs<D>& p, int j, int pr, D piv, int oc, bool leader) {
-    if (leader) {
-      p.ipiv[p.g0 + j] = p.g0 + pr;
-      if (piv == D{}) atomicMin(p.info, static_cast<unsigned long long>(p.g0 + j));
-    }
-    swap = oc >= 0 && pr != j;
-    const int col = swap ? oc : 0;
-    q1 = p.mat + static_cast<Index>(p.g0 + j) * p.lda + col;
-    q2 = p.mat + static_cast<Index>(p.g0 + pr) * p.lda + col;
-    if (swap) o1 = *q1, o2 = *q2;
-  }
-  __device__ void finish() {
-    if (swap) *q1 = o2, *q2 = o1;
+    return detail::outside_column(p, static_cast<int>(threadIdx.x), rank, blocks);
   }
 };
 
@@ -401,26 +359,10 @@ void set_attributes(std::size_t smem) {
   }
 }
 
-cudaLaunchConfig_t config(int blocks, std::size_t smem, cudaStream_t st,
-                          cudaLaunchAttribute* attr) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = st;
-  attr->id = cudaLaunchAttributeClusterDimension;
-  attr->val.clusterDim.x = static_cast<unsigned>(blocks);
-  attr->val.clusterDim.y = 1;
-  attr->val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cfg;
-}
-
 template <class D, int W>
 void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st) {
   cudaLaunchAttribute attr{};
-  const cudaLaunchConfig_t cfg = config(plan.blocks, plan.smem, st, &attr);
+  const cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kThreads, plan.smem, st, &attr);
   if (plan.push && plan.timed)
     MM_CUDA(cudaLaunchKernelEx(&cfg, push_leaf_kernel<D, W, true>, args));
   else if (plan.push)
@@ -452,6 +394,7 @@ ClusterLeaf cluster_prepare() {
     l.push = v == "push";
   }
   if (const char* x = std::getenv("MM_LU_PROFILE"); x && std::string(x) == "2") l.timed = true;
+  l.reg_rows = env_int("MM_LU_REG_ROWS", kRegRows);
   static bool set = false;  // the attributes are the kernels', set once to the device's limit
   if (!set) {
     set_attributes<D, 32>(static_cast<std::size_t>(optin));
@@ -464,7 +407,7 @@ ClusterLeaf cluster_prepare() {
   for (int b = kMostBlocks; b >= 1; b /= 2) {
     if (b > most) continue;
     cudaLaunchAttribute attr{};
-    const cudaLaunchConfig_t cfg = config(b, l.smem, nullptr, &attr);
+    const cudaLaunchConfig_t cfg = cluster_config(b, kThreads, l.smem, nullptr, &attr);
     int clusters = 0;
     const cudaError_t e =
         cudaOccupancyMaxActiveClusters(&clusters, cluster_leaf_kernel<D, 32>, &cfg);
@@ -478,6 +421,8 @@ ClusterLeaf cluster_prepare() {
       break;
     }
   }
+  // The register leaf where its clusters of that size schedule too.
+  if (l.max_blocks == 0 || !reg_leaf_prepare<T>(l.max_blocks)) l.reg_rows = 0;
   return l;
 }
 
@@ -485,6 +430,7 @@ template <class T>
 ClusterPlan cluster_plan(const ClusterLeaf& l, Index m) {
   using D = dev_t<T>;
   if (l.max_blocks == 0 || m <= 0) return {};
+  if (const ClusterPlan r = reg_leaf_plan<T>(l, m); r.width) return r;
   const auto fit = [&](auto width, std::size_t (*bytes)(int, int)) -> ClusterPlan {
     int b = 1;
     const auto rows = [&](int blocks) { return static_cast<int>((m + blocks - 1) / blocks); };
@@ -509,7 +455,9 @@ void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int
                       std::to_string(pc1 - pc0) + " beyond its plan");
   const ClusterArgs<D> args{
       reinterpret_cast<D*>(mat), lda, g0, m, w, plan.rows, pc0, pc1, ipiv, info};
-  if (plan.width == 32)
+  if (plan.reg)
+    reg_leaf_launch<T>(plan, args, st);
+  else if (plan.width == 32)
     launch<D, 32>(plan, args, st);
   else if (plan.width == 16)
     launch<D, 16>(plan, args, st);

@@ -19,13 +19,16 @@ std::int64_t lu_cuda_default_nb(std::int64_t n);
 // memory per block, the rows per block aimed at and the most taken (what cuda-blocked decides
 // from the device and MM_LU_CLUSTER, MM_LU_LEAF_SMEM, MM_LU_CLUSTER_ROWS,
 // MM_LU_CLUSTER_MAX_ROWS): WIDTH 0 means the grid leaf.
+// REG_ROWS (MM_LU_REG_ROWS, 0: off): leaves of at least this many rows on the register leaf
+// (REG), ROWS a block of 512 threads.
 struct LuLeafPlan {
   int width = 0, blocks = 0, rows = 0;
   std::size_t smem = 0;
+  bool reg = false;
 };
 template <class T>
 LuLeafPlan lu_cuda_leaf_plan(std::int64_t m, int max_blocks, std::size_t smem, int target_rows,
-                             int max_rows = 1 << 30);
+                             int max_rows = 1 << 30, int reg_rows = 0);
 
 // Right-looking blocked LU on the GPU: recursive panels whose leaves (32 columns, 16 or 8 for
 // the tallest panels) run on one thread-block cluster each where the rows fit its shared memory

@@ -56,6 +56,9 @@ struct ClusterLeaf {
   // default), or published locally and read remotely after a cluster barrier ("sync").
   bool push = true;
   bool timed = false;  // MM_LU_PROFILE=2: the push leaf's phases timed (cluster_leaf_clock_report)
+  // Leaves of at least this many rows hold them in registers (lu_reg_leaf.cu) where a cluster
+  // can (MM_LU_REG_ROWS; 0: never).
+  int reg_rows = 0;
 };
 
 // One cluster leaf launch: WIDTH columns (32, 16 or 8) over BLOCKS blocks of ROWS rows each
@@ -65,6 +68,7 @@ struct ClusterPlan {
   std::size_t smem = 0;
   bool push = true;
   bool timed = false;  // MM_LU_PROFILE=2: the push leaf's phases timed (cluster_leaf_clock_report)
+  bool reg = false;    // the rows in registers (lu_reg_leaf.cu), ROWS a block
 };
 
 // Global scratch through which the leaf's blocks exchange pivot candidates: two sets, by the

@@ -89,6 +89,45 @@ TEST(LuLeaf, TallestDoublePanelsFitNarrowerLeaves) {
   EXPECT_EQ(lu_cuda_leaf_plan<double>(4097, 16, kH200Smem, 128, 256).width, 0);
 }
 
+// The register leaf (real types): 512 threads a block, 256 bytes of rows a thread, from REG_ROWS
+// rows up; the widest width whose rows fit 16 blocks, the fewest blocks of whole threads' rows;
+// beyond, the shared-memory plan.
+TEST(LuLeaf, RegisterLeafPlans) {
+  const auto plan = [](auto type, std::int64_t m, int most = 16) {
+    return lu_cuda_leaf_plan<decltype(type)>(m, most, kH200Smem, 128, 256, 4097);
+  };
+  EXPECT_FALSE(plan(0.0, 4096).reg);
+  const LuLeafPlan d5 = plan(0.0, 5000);
+  EXPECT_TRUE(d5.reg);
+  EXPECT_EQ(d5.width, 32);
+  EXPECT_EQ(d5.blocks, 10);
+  EXPECT_EQ(d5.rows, 512);
+  const LuLeafPlan d8 = plan(0.0, 8192);
+  EXPECT_EQ(d8.width, 32);
+  EXPECT_EQ(d8.blocks, 16);
+  const LuLeafPlan d16 = plan(0.0, 16384);
+  EXPECT_TRUE(d16.reg);
+  EXPECT_EQ(d16.width, 16);
+  EXPECT_EQ(d16.blocks, 16);
+  EXPECT_EQ(d16.rows, 1024);
+  const LuLeafPlan d17 = plan(0.0, 16385);
+  EXPECT_EQ(d17.width, 8);
+  EXPECT_EQ(d17.blocks, 9);
+  EXPECT_EQ(d17.rows, 2048);
+  const LuLeafPlan f16 = plan(0.0f, 16384);
+  EXPECT_EQ(f16.width, 32);
+  EXPECT_EQ(f16.rows, 1024);
+  // Complex leaves stay in shared memory.
+  EXPECT_FALSE(plan(std::complex<float>{}, 8192).reg);
+  EXPECT_FALSE(plan(std::complex<double>{}, 8192).reg);
+  // Too tall for 16 blocks: the shared-memory plan or the grid.
+  EXPECT_FALSE(plan(0.0, 40000).reg);
+  EXPECT_FALSE(plan(0.0, 3000, 1).reg);
+  EXPECT_TRUE(plan(0.0, 2048 + 4097, 4).reg);
+  // Off at 0 (the test default of lu_cuda_leaf_plan).
+  EXPECT_FALSE(lu_cuda_leaf_plan<double>(16384, 16, kH200Smem, 128).reg);
+}
+
 // Sets environment variables for one scope, restoring what was there.
 class EnvScope {
  public:
@@ -128,6 +167,13 @@ const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& l
        {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER", "1"}, {"MM_LU_CLUSTER_MAX_ROWS", "100000"}}},
       {"cluster of 4, 1 row aimed",
        {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER", "4"}, {"MM_LU_CLUSTER_ROWS", "1"}}},
+      // Every leaf on registers: 32 wide on up to 16 blocks; 16 (double at n = 2048) on 2;
+      // 8 (double) on 1.
+      {"register leaf", {{"MM_LU_LEAF", "cluster"}, {"MM_LU_REG_ROWS", "1"}}},
+      {"register leaf, cluster of 2",
+       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_REG_ROWS", "1"}, {"MM_LU_CLUSTER", "2"}}},
+      {"register leaf, cluster of 1",
+       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_REG_ROWS", "1"}, {"MM_LU_CLUSTER", "1"}}},
   };
   return s;
 }
@@ -213,25 +259,29 @@ TYPED_TEST(LuLeafTypes, RepeatedRunsAreBitwiseEqual) {
   if (is_complex_v<T>) GTEST_SKIP() << "the real types cover the leaf's exchange";
   constexpr std::int64_t n = 2048;
   const Dense<T> a = test::random_dense<T>(n, n, 4242);
-  Dense<T> first(n, n), lu(n, n);
-  std::vector<std::int64_t> first_piv(n), ipiv(n);
-  auto r = make_lu_cuda_blocked(LuProblem<T>{&a, &lu, &ipiv}, 0);
-  r->upload();
-  for (int run = 0; run < 40; ++run) {
-    r->run();
-    r->download();
-    if (run == 0) {
-      const auto c =
-          check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
-      ASSERT_TRUE(c.pass) << "||PA-LU||/||A|| = " << c.relative_error;
-      first = lu, first_piv = ipiv;
-      continue;
+  for (const char* reg_rows : {"", "1"}) {  // the default leaves, then every leaf on registers
+    EnvScope env(std::map<std::string, std::string>{{"MM_LU_REG_ROWS", reg_rows}});
+    const std::string what = std::string("MM_LU_REG_ROWS='") + reg_rows + "'";
+    Dense<T> first(n, n), lu(n, n);
+    std::vector<std::int64_t> first_piv(n), ipiv(n);
+    auto r = make_lu_cuda_blocked(LuProblem<T>{&a, &lu, &ipiv}, 0);
+    r->upload();
+    for (int run = 0; run < 40; ++run) {
+      r->run();
+      r->download();
+      if (run == 0) {
+        const auto c =
+            check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
+        ASSERT_TRUE(c.pass) << what << ": ||PA-LU||/||A|| = " << c.relative_error;
+        first = lu, first_piv = ipiv;
+        continue;
+      }
+      ASSERT_EQ(ipiv, first_piv) << what << ", run " << run;
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < lu.data.size(); ++i)
+        differ += std::memcmp(&lu.data[i], &first.data[i], sizeof(T)) != 0;
+      ASSERT_EQ(differ, 0u) << what << ", run " << run << ": elements differing from the first run";
     }
-    ASSERT_EQ(ipiv, first_piv) << "run " << run;
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < lu.data.size(); ++i)
-      differ += std::memcmp(&lu.data[i], &first.data[i], sizeof(T)) != 0;
-    ASSERT_EQ(differ, 0u) << "run " << run << ": elements differing from the first run";
   }
 }
 

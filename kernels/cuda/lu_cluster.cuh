@@ -1,0 +1,104 @@
+// What the two cluster leaves of the CUDA LU share (lu_cluster.cu: rows in shared memory;
+// lu_reg_leaf.cu: rows in registers): the launch arguments, the pushed pivot candidate, the
+// pivot step's bookkeeping and swaps outside the leaf, and the cluster launch configuration.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "cuda/lu_kernels.cuh"
+
+namespace mm::cuda::lu::detail {
+
+constexpr int kClusterMostBlocks = 16;  // the non-portable cluster limit of sm_90
+
+template <class D>
+struct ClusterArgs {
+  D* mat;  // row 0, column 0 of the matrix
+  Index lda;
+  int g0, m, w;  // the leaf: m rows and w columns from (g0, g0)
+  int rows;      // rows per block
+  int pc0, pc1;  // the enclosing panel's columns
+  int* ipiv;
+  unsigned long long* info;
+};
+
+// A block's pivot candidate as pushed to every block of the cluster: its magnitude, its row
+// (leaf-relative, -1 for none) and the row's W values. 16-byte aligned pieces throughout.
+template <class D, int W>
+struct Candidate {
+  double mag;
+  long long idx;
+  D row[W];
+};
+
+// The one column of the enclosing panel outside the leaf that thread T of block RANK swaps
+// (-1: none; the host allows at most a block's threads of them).
+template <class D>
+__device__ __forceinline__ int outside_column(const ClusterArgs<D>& p, int t, int rank,
+                                              int blocks) {
+  const int out = t * blocks + rank;
+  if (out >= p.pc1 - p.pc0 - p.w) return -1;
+  return p.pc0 + out < p.g0 ? p.pc0 + out : p.pc0 + out + p.w;
+}
+
+// Column J's pivot row PR (leaf-relative): recorded by the LEADER thread (IPIV, and INFO
+// at an exact zero pivot PIV), and rows J and PR of this thread's column OC of the panel
+// outside the leaf (-1: none) loaded now and stored swapped by finish() after the column's
+// update, their loads in flight meanwhile.
+template <class D>
+struct PivotStep {
+  D* q1;
+  D* q2;
+  D o1, o2;
+  bool swap;
+  __device__ PivotStep(const ClusterArgs<D>& p, int j, int pr, D piv, int oc, bool leader) {
+    if (leader) {
+      p.ipiv[p.g0 + j] = p.g0 + pr;
+      if (piv == D{}) atomicMin(p.info, static_cast<unsigned long long>(p.g0 + j));
+    }
+    swap = oc >= 0 && pr != j;
+    const int col = swap ? oc : 0;
+    q1 = p.mat + static_cast<Index>(p.g0 + j) * p.lda + col;
+    q2 = p.mat + static_cast<Index>(p.g0 + pr) * p.lda + col;
+    if (swap) o1 = *q1, o2 = *q2;
+  }
+  __device__ void finish() {
+    if (swap) *q1 = o2, *q2 = o1;
+  }
+};
+
+// One cluster of BLOCKS blocks of THREADS threads with SMEM bytes of dynamic shared memory on
+// ST; ATTR holds the cluster dimension the configuration points to.
+inline cudaLaunchConfig_t cluster_config(int blocks, int threads, std::size_t smem, cudaStream_t st,
+                                         cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = st;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = static_cast<unsigned>(blocks);
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+}  // namespace mm::cuda::lu::detail
+
+namespace mm::cuda::lu {
+
+// The register leaf (lu_reg_leaf.cu): its kernels' attributes set once, and whether clusters of
+// BLOCKS blocks of it can run on this device (false for complex T: real types only); its plan
+// for a leaf of M rows (width 0 below LIMITS.reg_rows or where no cluster holds the rows: 512
+// threads a block, 256 bytes of rows a thread); one launch of PLAN.
+template <class T>
+bool reg_leaf_prepare(int blocks);
+template <class T>
+ClusterPlan reg_leaf_plan(const ClusterLeaf& limits, Index m);
+template <class T>
+void reg_leaf_launch(const ClusterPlan& plan, const detail::ClusterArgs<dev_t<T>>& args,
+                     cudaStream_t st);
+
+}  // namespace mm::cuda::lu

@@ -1,0 +1,333 @@
+// The LU panel leaf for tall panels on one thread-block cluster with every row in registers:
+// each thread holds R whole rows of the leaf (W values each, 256 bytes in all), so a column's
+// scale and rank-1 update are register FMAs whatever the height, and the row swaps need no
+// barrier. The pivot candidates travel as in the push leaf (lu_cluster.cu): st.async into
+// every block's shared memory, awaited on a local mbarrier.
+#include <cooperative_groups.h>
+
+#include <cstdio>
+#include <string>
+
+#include "cuda/cluster_ptx.cuh"
+#include "cuda/lu_cluster.cuh"
+#include "cuda/lu_device.cuh"
+#include "cuda/lu_kernels.cuh"
+#include "instantiate.hpp"
+#include "mm/error.hpp"
+
+namespace mm::cuda::lu {
+
+namespace {
+
+namespace cg = cooperative_groups;
+using namespace detail;
+
+// 16 warps of one block a multiprocessor: up to 128 registers a thread, 64 of them the rows.
+constexpr int kThreads = 512;
+constexpr int kWarps = kThreads / 32;
+constexpr int kRowBytes = 256;  // the leaf's values a thread holds
+
+// Rows a thread holds at width W (0: the width does not fit). Real types only: complex
+// leaves stay in shared memory (lu_cluster.cu), as each fully unrolled instance of this kernel
+// is ~0.4 MB of code in every binary.
+template <class D, int W>
+__host__ __device__ constexpr int per_thread() {
+  if (kComplex<D>) return 0;
+  return kRowBytes / static_cast<int>(W * sizeof(D));
+}
+
+// Rows pass between the matrix and the registers through a tile of a row a thread, padded to
+// an odd count of values so that each thread's reads of its row hit distinct banks.
+template <int W>
+constexpr int kTileRow = W + 1;
+
+// Dynamic shared memory: the tile, then two parities of every block's Candidate, of row j as
+// received, of each warp's best row (staged for the push), of row j as staged by its owner,
+// of the warps' reduction slots, and two mbarriers.
+template <class D, int W>
+std::size_t reg_smem(int blocks) {
+  return static_cast<std::size_t>(kThreads) * kTileRow<W> * sizeof(D) +
+         2 * (static_cast<std::size_t>(blocks) * sizeof(Candidate<D, W>) +
+              (kWarps + 2) * W * sizeof(D) + kWarps * (sizeof(double) + sizeof(int))) +
+         2 * sizeof(unsigned long long);
+}
+
+// The contract of push_leaf_kernel (lu_cluster.cu) with the rows in registers: thread t of
+// block b holds rows b * ROWS + k * kThreads + t (leaf-relative), k < R. Per column j (the
+// loop is unrolled, so every register index is a constant): each warp's best candidate is
+// staged with its row in shared memory, one block barrier, the block's best pushed with row j
+// (block 0's thread j holds it); after the wait every thread reduces the candidates, the
+// owners of rows j and pr overwrite them from the received rows, and every thread scales and
+// updates its rows below j, searching column j + 1 on the way. The staging and reduction slots
+// alternate by parity: a parity is written again only after the next column's block barrier,
+// which every warp reaches after its reads of this one.
+template <class D, int W>
+__global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p) {
+  constexpr int R = per_thread<D, W>();
+  static_assert(R >= 1);
+  using Cand = Candidate<D, W>;
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int blocks = static_cast<int>(cluster.num_blocks());
+  D* tile = reinterpret_cast<D*>(smem);                                  // [kThreads][kTileRow<W>]
+  Cand* cands = reinterpret_cast<Cand*>(tile + kThreads * kTileRow<W>);  // [2][blocks]
+  D* rowj = reinterpret_cast<D*>(cands + 2 * blocks);                    // [2][W]
+  D* stage = rowj + 2 * W;                                               // [2][kWarps][W]
+  D* stagej = stage + 2 * kWarps * W;                                    // [2][W]
+  double* red_mag = reinterpret_cast<double*>(stagej + 2 * W);           // [2][kWarps]
+  int* red_idx = reinterpret_cast<int*>(red_mag + 2 * kWarps);           // [2][kWarps]
+  unsigned long long* mbar = reinterpret_cast<unsigned long long*>(red_idx + 2 * kWarps);
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int r0 = rank * p.rows;
+  const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
+  if (t == 0) mbar_init(smem_addr(mbar)), mbar_init(smem_addr(mbar + 1));
+  const int oc = outside_column(p, t, rank, blocks);
+
+  // Slot k's rows through the tile, the matrix read a row after another: thread t moves column
+  // t % W of rows t / W + i * kStep.
+  constexpr int kStep = kThreads / W;
+  const int tc = t % W, tr = t / W;
+  const Index step = kStep * p.lda;
+  D a[R][W];
+  bool have[R];  // the slot holds a row of the leaf
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    const int base = r0 + k * kThreads;
+    have[k] = base + t < p.m;
+    const D* src = p.mat + static_cast<Index>(p.g0 + base + tr) * p.lda + p.g0 + tc;
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+      const bool in = base + tr + i * kStep < p.m && tc < p.w;
+      tile[(tr + i * kStep) * kTileRow<W> + tc] = in ? src[i * step] : D{};
+    }
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < W; ++c) a[k][c] = tile[t * kTileRow<W> + c];
+    __syncthreads();
+  }
+  double mag = 0;
+  int idx = -1;
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    const int r = r0 + k * kThreads + t;
+    if (have[k] && better(magnitude(a[k][0]), r, mag, idx)) mag = magnitude(a[k][0]), idx = r;
+  }
+  cluster.sync();  // every block's mbarriers initialised before the first push
+  // Warp b sends to block b: its Candidate slot and mbarrier there, fixed for the leaf.
+  const bool sender = warp < blocks && lane < W;
+  const unsigned dst = static_cast<unsigned>(min(warp, blocks - 1));
+  const unsigned dst_cand = at_rank(smem_addr(cands + rank), dst);
+  const unsigned dst_rowj = at_rank(smem_addr(rowj), dst);
+  const unsigned dst_mbar = at_rank(smem_addr(mbar), dst);
+#pragma unroll
+  for (int j = 0; j < W; ++j) {
+    if (j >= p.w) break;
+    const int par = j & 1;
+    // The warp's best, in every lane; its owner stages the row, block 0's thread j row j.
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+      const double m2 = __shfl_xor_sync(0xffffffffu, mag, o);
+      const int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
+      if (better(m2, i2, mag, idx)) mag = m2, idx = i2;
+    }
+    mag = __shfl_sync(0xffffffffu, mag, 0);
+    idx = __shfl_sync(0xffffffffu, idx, 0);
+    if (lane == 0) red_mag[par * kWarps + warp] = mag, red_idx[par * kWarps + warp] = idx;
+    D* mine = stage + (par * kWarps + warp) * W;
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      if (idx == r0 + k * kThreads + t) {
+#pragma unroll
+        for (int c = 0; c < W; ++c) mine[c] = a[k][c];
+      }
+    }
+    if (rank == 0 && t == j) {
+#pragma unroll
+      for (int c = 0; c < W; ++c) stagej[par * W + c] = a[0][c];
+    }
+    if (t == 0) mbar_expect(smem_addr(mbar + par), bytes);
+    __syncthreads();  // the staged rows and the warps' slots
+    double bm = lane < kWarps ? red_mag[par * kWarps + lane] : 0.0;
+    int bi = lane < kWarps ? red_idx[par * kWarps + lane] : -1;
+    warp_argmax<kWarps>(bm, bi);
+    bi = __shfl_sync(0xffffffffu, bi, 0);
+    bm = __shfl_sync(0xffffffffu, bm, 0);
+    if (sender) {
+      const unsigned mb = dst_mbar + par * sizeof(unsigned long long);
+      const unsigned slot = dst_cand + par * blocks * sizeof(Cand);
+      const int wb = bi >= 0 ? (bi - r0) % kThreads / 32 : 0;
+      push(slot + 16 + lane * sizeof(D), bi >= 0 ? stage[(par * kWarps + wb) * W + lane] : D{}, mb);
+      if (lane == 0) {
+        const double2 head{bm, __longlong_as_double(static_cast<long long>(bi))};
+        push(slot, head, mb);
+      }
+      if (rank == 0) push(dst_rowj + (par * W + lane) * sizeof(D), stagej[par * W + lane], mb);
+    }
+    mbar_wait(smem_addr(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
+    const Cand* cp = cands + par * blocks;
+    double cm = 0;
+    int ci = -1;
+    if (lane < blocks) cm = cp[lane].mag, ci = static_cast<int>(cp[lane].idx);
+    warp_argmax<kClusterMostBlocks>(cm, ci);
+    const int pr = __shfl_sync(0xffffffffu, ci, 0);  // the pivot row, leaf-relative
+    const D* prow = cp[pr / p.rows].row;
+    const D piv = prow[j];
+    PivotStep<D> step(p, j, pr, piv, oc, rank == 0 && t == 0);
+    // Rows j and pr exchanged: block 0's thread j holds row j (slot 0), as rows < W < kThreads.
+    if (rank == 0 && t == j) {
+#pragma unroll
+      for (int c = 0; c < W; ++c) a[0][c] = prow[c];
+    }
+    if (pr != j) {
+#pragma unroll
+      for (int k = 0; k < R; ++k) {
+        if (pr == r0 + k * kThreads + t) {
+#pragma unroll
+          for (int c = 0; c < W; ++c) a[k][c] = rowj[par * W + c];
+        }
+      }
+    }
+    // Scale and update the rows below j (LAPACK leaves the column as it is after a zero
+    // pivot; the search still runs), column j + 1's candidates on the way.
+    const bool live = piv != D{};
+    const D inv = live ? D(1) / piv : D{};
+    mag = 0, idx = -1;
+    D l[R];
+    bool upd[R];  // rows above j (U's) and absent ones keep their values, Inf and NaN included
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      upd[k] = live && have[k] && r0 + k * kThreads + t > j;
+      l[k] = upd[k] ? a[k][j] * inv : D{};
+      if (upd[k]) a[k][j] = l[k];
+    }
+#pragma unroll
+    for (int c = j + 1; c < W; ++c) {
+      const D pv = prow[c];
+#pragma unroll
+      for (int k = 0; k < R; ++k)
+        if (upd[k]) a[k][c] -= l[k] * pv;
+    }
+    if (j + 1 < W) {
+#pragma unroll
+      for (int k = 0; k < R; ++k) {
+        const int r = r0 + k * kThreads + t;
+        if (have[k] && r > j && better(magnitude(a[k][j + 1]), r, mag, idx))
+          mag = magnitude(a[k][j + 1]), idx = r;
+      }
+    }
+    step.finish();
+  }
+  // Back through the tile (last read before the first column).
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    const int base = r0 + k * kThreads;
+#pragma unroll
+    for (int c = 0; c < W; ++c) tile[t * kTileRow<W> + c] = a[k][c];
+    __syncthreads();
+    D* dst = p.mat + static_cast<Index>(p.g0 + base + tr) * p.lda + p.g0 + tc;
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+      if (base + tr + i * kStep < p.m && tc < p.w)
+        dst[i * step] = tile[(tr + i * kStep) * kTileRow<W> + tc];
+    }
+    __syncthreads();
+  }
+  cluster.sync();  // no block leaves while a push into it may be in flight
+}
+
+template <class D, int W>
+void set_attributes() {
+  if constexpr (per_thread<D, W>() >= 1) {
+    const auto k = reg_leaf_kernel<D, W>;
+    MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(reg_smem<D, W>(kClusterMostBlocks))));
+    MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  }
+}
+
+template <class D, int W>
+void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st) {
+  if constexpr (per_thread<D, W>() >= 1) {
+    cudaLaunchAttribute attr{};
+    const cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kThreads, plan.smem, st, &attr);
+    MM_CUDA(cudaLaunchKernelEx(&cfg, reg_leaf_kernel<D, W>, args));
+  } else {
+    throw DeviceError("register leaf: width " + std::to_string(W) + " does not fit");
+  }
+}
+
+}  // namespace
+
+template <class T>
+bool reg_leaf_prepare(int blocks) {
+  using D = dev_t<T>;
+  if constexpr (per_thread<D, 8>() < 1) {
+    return false;
+  } else {
+    static bool set = false;
+    if (!set) {
+      set_attributes<D, 32>();
+      set_attributes<D, 16>();
+      set_attributes<D, 8>();
+      set = true;
+    }
+    cudaLaunchAttribute attr{};
+    const cudaLaunchConfig_t cfg =
+        cluster_config(blocks, kThreads, reg_smem<D, 32>(blocks), nullptr, &attr);
+    int clusters = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, reg_leaf_kernel<D, 32>, &cfg);
+    if (e == cudaErrorInvalidValue || e == cudaErrorInvalidClusterSize) {
+      (void)cudaGetLastError();  // an unschedulable size is an answer, not a failure
+      return false;
+    }
+    MM_CUDA(e);
+    return clusters > 0;
+  }
+}
+
+template <class T>
+ClusterPlan reg_leaf_plan(const ClusterLeaf& l, Index m) {
+  using D = dev_t<T>;
+  if (l.reg_rows <= 0 || m < l.reg_rows || l.max_blocks == 0) return {};
+  ClusterPlan plan;
+  const auto fit = [&](int width, int r) {
+    if (plan.width || r < 1) return;
+    const int rows = r * kThreads;
+    const Index blocks = (m + rows - 1) / rows;
+    if (blocks > l.max_blocks) return;
+    plan.width = width;
+    plan.blocks = static_cast<int>(blocks);
+    plan.rows = rows;
+    plan.push = true;
+    plan.timed = false;  // the clock profile is the push leaf's
+    plan.reg = true;
+    plan.smem = width == 32   ? reg_smem<D, 32>(plan.blocks)
+                : width == 16 ? reg_smem<D, 16>(plan.blocks)
+                              : reg_smem<D, 8>(plan.blocks);
+  };
+  // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
+  fit(32, per_thread<D, 32>());
+  fit(16, per_thread<D, 16>());
+  fit(8, per_thread<D, 8>());
+  return plan;
+}
+
+template <class T>
+void reg_leaf_launch(const ClusterPlan& plan, const ClusterArgs<dev_t<T>>& args, cudaStream_t st) {
+  using D = dev_t<T>;
+  if (plan.width == 32)
+    launch<D, 32>(plan, args, st);
+  else if (plan.width == 16)
+    launch<D, 16>(plan, args, st);
+  else
+    launch<D, 8>(plan, args, st);
+}
+
+#define MM_LU_REG_LEAF(T)                                           \
+  template bool reg_leaf_prepare<T>(int);                           \
+  template ClusterPlan reg_leaf_plan<T>(const ClusterLeaf&, Index); \
+  template void reg_leaf_launch<T>(const ClusterPlan&, const ClusterArgs<dev_t<T>>&, cudaStream_t);
+MM_FOR_VALUE_TYPES(MM_LU_REG_LEAF)
+
+}  // namespace mm::cuda::lu
