@@ -275,8 +275,13 @@ int main(int argc, char** argv) {
       "ref-max", po::value(&ref_max), "largest N the serial ref runs at")(
       "jsonl", po::value(&jsonl), "also write JSON lines here");
   po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, o), vm);
-  po::notify(vm);
+  try {
+    po::store(po::parse_command_line(argc, argv, o), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "jacobi_bench: " << e.what() << "\n";
+    return 2;
+  }
   if (vm.count("help")) {
     std::cout << o << "\nFormulas: see the top of bench/jacobi_bench.cpp.\n";
     return 0;
