@@ -272,12 +272,7 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
   double mag = 0;
   int idx = -1;
   rows.first_candidate(mag, idx);
-  // Warp b sends to block b: its Candidate slot and mbarrier there, fixed for the leaf.
-  const bool sender = warp < blocks && lane < W;
-  const unsigned dst = static_cast<unsigned>(min(warp, blocks - 1));
-  const unsigned dst_cand = at_rank(smem_addr(cands + rank), dst);
-  const unsigned dst_rowj = at_rank(smem_addr(rowj), dst);
-  const unsigned dst_mbar = at_rank(smem_addr(mbar), dst);
+  const Pusher<D, W> pusher(cands, rowj, mbar, rank, blocks);
   for (int j = 0; j < p.w; ++j) {
     const int par = j & 1;
     // The warp's best candidate into its slot: from every lane for column 0; after that only
@@ -302,17 +297,9 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
     warp_argmax<kWarps>(mag, idx);
     idx = __shfl_sync(0xffffffffu, idx, 0);
     mag = __shfl_sync(0xffffffffu, mag, 0);
-    if (sender) {
-      const unsigned mb = dst_mbar + par * sizeof(unsigned long long);
-      const unsigned slot = dst_cand + par * blocks * sizeof(Cand);
-      push(slot + 16 + lane * sizeof(D), idx >= 0 ? s[(idx - r0) * W + lane] : D{}, mb);
-      if (lane == 0) {
-        const double2 head{mag, __longlong_as_double(static_cast<long long>(idx))};
-        push(slot, head, mb);
-      }
-      if (j >= r0 && j < r0 + nr)
-        push(dst_rowj + (par * W + lane) * sizeof(D), s[(j - r0) * W + lane], mb);
-    }
+    pusher.send(
+        par, mag, idx, [&](int l) { return idx >= 0 ? s[(idx - r0) * W + l] : D{}; },
+        j >= r0 && j < r0 + nr, [&](int l) { return s[(j - r0) * W + l]; });
     // Every sender warp has read its rows of s before rows j and pr are rewritten below: this
     // block's own mbarrier does not wait for what it sends to the others, so without this a warp
     // past the wait could overwrite a row another warp of the block had yet to push (seen as a
@@ -322,11 +309,7 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
     mbar_wait(smem_addr(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
     clk.lap(kWait);
     const Cand* cp = cands + par * blocks;
-    double bm = 0;
-    int bi = -1;
-    if (lane < blocks) bm = cp[lane].mag, bi = static_cast<int>(cp[lane].idx);
-    warp_argmax<kMostBlocks>(bm, bi);
-    const int pr = __shfl_sync(0xffffffffu, bi, 0);  // the pivot row, leaf-relative
+    const int pr = received_pivot(cp, blocks);  // the pivot row, leaf-relative
     const int bp = pr / p.rows, bj = j / p.rows;
     const D* prow = cp[bp].row;
     const D pv = prow[c], piv = prow[j];
@@ -352,11 +335,8 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
 template <class D, int W>
 void set_attributes(std::size_t smem) {
   for (const auto k :
-       {cluster_leaf_kernel<D, W>, push_leaf_kernel<D, W, false>, push_leaf_kernel<D, W, true>}) {
-    MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(smem)));
-    MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  }
+       {cluster_leaf_kernel<D, W>, push_leaf_kernel<D, W, false>, push_leaf_kernel<D, W, true>})
+    allow_clusters(k, smem);
 }
 
 template <class D, int W>
@@ -405,18 +385,7 @@ ClusterLeaf cluster_prepare() {
   // The largest power-of-two cluster of full-size blocks the device can schedule at all.
   const int most = std::min(kMostBlocks, env_int("MM_LU_CLUSTER", kMostBlocks));
   for (int b = kMostBlocks; b >= 1; b /= 2) {
-    if (b > most) continue;
-    cudaLaunchAttribute attr{};
-    const cudaLaunchConfig_t cfg = cluster_config(b, kThreads, l.smem, nullptr, &attr);
-    int clusters = 0;
-    const cudaError_t e =
-        cudaOccupancyMaxActiveClusters(&clusters, cluster_leaf_kernel<D, 32>, &cfg);
-    if (e == cudaErrorInvalidValue || e == cudaErrorInvalidClusterSize) {
-      (void)cudaGetLastError();  // an unschedulable size is an answer, not a failure
-      continue;
-    }
-    MM_CUDA(e);
-    if (clusters > 0) {
+    if (b <= most && cluster_schedules(cluster_leaf_kernel<D, 32>, b, kThreads, l.smem)) {
       l.max_blocks = b;
       break;
     }
@@ -457,12 +426,8 @@ void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int
       reinterpret_cast<D*>(mat), lda, g0, m, w, plan.rows, pc0, pc1, ipiv, info};
   if (plan.reg)
     reg_leaf_launch<T>(plan, args, st);
-  else if (plan.width == 32)
-    launch<D, 32>(plan, args, st);
-  else if (plan.width == 16)
-    launch<D, 16>(plan, args, st);
   else
-    launch<D, 8>(plan, args, st);
+    with_width(plan.width, [&](auto v) { launch<D, v.value>(plan, args, st); });
 }
 
 void cluster_leaf_clock_report() {

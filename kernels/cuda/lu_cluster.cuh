@@ -5,6 +5,10 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
+#include "cuda/cluster_ptx.cuh"
+#include "cuda/lu_device.cuh"
 #include "cuda/lu_kernels.cuh"
 
 namespace mm::cuda::lu::detail {
@@ -30,6 +34,53 @@ struct Candidate {
   long long idx;
   D row[W];
 };
+
+// The push exchange's sending side, fixed for a leaf: warp b of every block sends to block b,
+// into this block's Candidate slot there (CANDS[2][blocks]), its row-j slot (ROWJ[2][W]) and
+// against its mbarrier (MBAR[2]), of the column's parity.
+template <class D, int W>
+struct Pusher {
+  bool sender;  // this lane sends: a lane below W of warps below the blocks
+  int blocks;
+  unsigned cand, rowj, mbar;
+  __device__ Pusher(Candidate<D, W>* cands, D* rowj_at, unsigned long long* mbar_at, int rank,
+                    int blocks_)
+      : blocks(blocks_) {
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    sender = warp < blocks && lane < W;
+    const unsigned dst = static_cast<unsigned>(min(warp, blocks - 1));
+    cand = at_rank(smem_addr(cands + rank), dst);
+    rowj = at_rank(smem_addr(rowj_at), dst);
+    mbar = at_rank(smem_addr(mbar_at), dst);
+  }
+  // The candidate (MAG, IDX) with its row, VALUE(lane) each sending lane's, and where WITH_ROWJ
+  // row j's ROWJ_VALUE(lane); the values are read by sending lanes only.
+  template <class Value, class RowJ>
+  __device__ void send(int par, double mag, int idx, Value value, bool with_rowj,
+                       RowJ rowj_value) const {
+    if (!sender) return;
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const unsigned mb = mbar + par * sizeof(unsigned long long);
+    const unsigned slot = cand + par * blocks * sizeof(Candidate<D, W>);
+    push(slot + 16 + lane * sizeof(D), value(lane), mb);
+    if (lane == 0) {
+      const double2 head{mag, __longlong_as_double(static_cast<long long>(idx))};
+      push(slot, head, mb);
+    }
+    if (with_rowj) push(rowj + (par * W + lane) * sizeof(D), rowj_value(lane), mb);
+  }
+};
+
+// The pivot row (leaf-relative) among the BLOCKS candidates CP received, in every lane.
+template <class D, int W>
+__device__ __forceinline__ int received_pivot(const Candidate<D, W>* cp, int blocks) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  double mag = 0;
+  int idx = -1;
+  if (lane < blocks) mag = cp[lane].mag, idx = static_cast<int>(cp[lane].idx);
+  warp_argmax<kClusterMostBlocks>(mag, idx);
+  return __shfl_sync(0xffffffffu, idx, 0);
+}
 
 // The one column of the enclosing panel outside the leaf that thread T of block RANK swaps
 // (-1: none; the host allows at most a block's threads of them).
@@ -83,6 +134,42 @@ inline cudaLaunchConfig_t cluster_config(int blocks, int threads, std::size_t sm
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   return cfg;
+}
+
+// F(std::integral_constant<int, W>{}) for a leaf WIDTH's W: 32, 16 or 8.
+template <class F>
+void with_width(int width, F&& f) {
+  if (width == 32)
+    f(std::integral_constant<int, 32>{});
+  else if (width == 16)
+    f(std::integral_constant<int, 16>{});
+  else
+    f(std::integral_constant<int, 8>{});
+}
+
+// KERNEL's launch limits for clusters: SMEM bytes of dynamic shared memory, non-portable
+// cluster sizes (16 blocks on sm_90).
+template <class K>
+void allow_clusters(K* kernel, std::size_t smem) {
+  MM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(smem)));
+  MM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+
+// Whether this device can run a cluster of BLOCKS blocks of KERNEL (THREADS threads and SMEM
+// bytes each) at all.
+template <class K>
+bool cluster_schedules(K* kernel, int blocks, int threads, std::size_t smem) {
+  cudaLaunchAttribute attr{};
+  const cudaLaunchConfig_t cfg = cluster_config(blocks, threads, smem, nullptr, &attr);
+  int clusters = 0;
+  const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg);
+  if (e == cudaErrorInvalidValue || e == cudaErrorInvalidClusterSize) {
+    (void)cudaGetLastError();  // an unschedulable size is an answer, not a failure
+    return false;
+  }
+  MM_CUDA(e);
+  return clusters > 0;
 }
 
 }  // namespace mm::cuda::lu::detail

@@ -114,12 +114,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     if (have[k] && better(magnitude(a[k][0]), r, mag, idx)) mag = magnitude(a[k][0]), idx = r;
   }
   cluster.sync();  // every block's mbarriers initialised before the first push
-  // Warp b sends to block b: its Candidate slot and mbarrier there, fixed for the leaf.
-  const bool sender = warp < blocks && lane < W;
-  const unsigned dst = static_cast<unsigned>(min(warp, blocks - 1));
-  const unsigned dst_cand = at_rank(smem_addr(cands + rank), dst);
-  const unsigned dst_rowj = at_rank(smem_addr(rowj), dst);
-  const unsigned dst_mbar = at_rank(smem_addr(mbar), dst);
+  const Pusher<D, W> pusher(cands, rowj, mbar, rank, blocks);
 #pragma unroll
   for (int j = 0; j < W; ++j) {
     if (j >= p.w) break;
@@ -153,24 +148,13 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     warp_argmax<kWarps>(bm, bi);
     bi = __shfl_sync(0xffffffffu, bi, 0);
     bm = __shfl_sync(0xffffffffu, bm, 0);
-    if (sender) {
-      const unsigned mb = dst_mbar + par * sizeof(unsigned long long);
-      const unsigned slot = dst_cand + par * blocks * sizeof(Cand);
-      const int wb = bi >= 0 ? (bi - r0) % kThreads / 32 : 0;
-      push(slot + 16 + lane * sizeof(D), bi >= 0 ? stage[(par * kWarps + wb) * W + lane] : D{}, mb);
-      if (lane == 0) {
-        const double2 head{bm, __longlong_as_double(static_cast<long long>(bi))};
-        push(slot, head, mb);
-      }
-      if (rank == 0) push(dst_rowj + (par * W + lane) * sizeof(D), stagej[par * W + lane], mb);
-    }
+    const int wb = bi >= 0 ? (bi - r0) % kThreads / 32 : 0;  // the warp that staged it
+    pusher.send(
+        par, bm, bi, [&](int l) { return bi >= 0 ? stage[(par * kWarps + wb) * W + l] : D{}; },
+        rank == 0, [&](int l) { return stagej[par * W + l]; });
     mbar_wait(smem_addr(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
     const Cand* cp = cands + par * blocks;
-    double cm = 0;
-    int ci = -1;
-    if (lane < blocks) cm = cp[lane].mag, ci = static_cast<int>(cp[lane].idx);
-    warp_argmax<kClusterMostBlocks>(cm, ci);
-    const int pr = __shfl_sync(0xffffffffu, ci, 0);  // the pivot row, leaf-relative
+    const int pr = received_pivot(cp, blocks);  // the pivot row, leaf-relative
     const D* prow = cp[pr / p.rows].row;
     const D piv = prow[j];
     PivotStep<D> step(p, j, pr, piv, oc, rank == 0 && t == 0);
@@ -239,10 +223,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
 template <class D, int W>
 void set_attributes() {
   if constexpr (per_thread<D, W>() >= 1) {
-    const auto k = reg_leaf_kernel<D, W>;
-    MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(reg_smem<D, W>(kClusterMostBlocks))));
-    MM_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    allow_clusters(reg_leaf_kernel<D, W>, reg_smem<D, W>(kClusterMostBlocks));
   }
 }
 
@@ -272,17 +253,7 @@ bool reg_leaf_prepare(int blocks) {
       set_attributes<D, 8>();
       set = true;
     }
-    cudaLaunchAttribute attr{};
-    const cudaLaunchConfig_t cfg =
-        cluster_config(blocks, kThreads, reg_smem<D, 32>(blocks), nullptr, &attr);
-    int clusters = 0;
-    const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, reg_leaf_kernel<D, 32>, &cfg);
-    if (e == cudaErrorInvalidValue || e == cudaErrorInvalidClusterSize) {
-      (void)cudaGetLastError();  // an unschedulable size is an answer, not a failure
-      return false;
-    }
-    MM_CUDA(e);
-    return clusters > 0;
+    return cluster_schedules(reg_leaf_kernel<D, 32>, blocks, kThreads, reg_smem<D, 32>(blocks));
   }
 }
 
@@ -315,13 +286,7 @@ ClusterPlan reg_leaf_plan(const ClusterLeaf& l, Index m) {
 
 template <class T>
 void reg_leaf_launch(const ClusterPlan& plan, const ClusterArgs<dev_t<T>>& args, cudaStream_t st) {
-  using D = dev_t<T>;
-  if (plan.width == 32)
-    launch<D, 32>(plan, args, st);
-  else if (plan.width == 16)
-    launch<D, 16>(plan, args, st);
-  else
-    launch<D, 8>(plan, args, st);
+  with_width(plan.width, [&](auto w) { launch<dev_t<T>, w.value>(plan, args, st); });
 }
 
 #define MM_LU_REG_LEAF(T)                                           \

@@ -97,26 +97,22 @@ TEST(LuLeaf, RegisterLeafPlans) {
     return lu_cuda_leaf_plan<decltype(type)>(m, most, kH200Smem, 128, 256, 4097);
   };
   EXPECT_FALSE(plan(0.0, 4096).reg);
-  const LuLeafPlan d5 = plan(0.0, 5000);
-  EXPECT_TRUE(d5.reg);
-  EXPECT_EQ(d5.width, 32);
-  EXPECT_EQ(d5.blocks, 10);
-  EXPECT_EQ(d5.rows, 512);
-  const LuLeafPlan d8 = plan(0.0, 8192);
-  EXPECT_EQ(d8.width, 32);
-  EXPECT_EQ(d8.blocks, 16);
-  const LuLeafPlan d16 = plan(0.0, 16384);
-  EXPECT_TRUE(d16.reg);
-  EXPECT_EQ(d16.width, 16);
-  EXPECT_EQ(d16.blocks, 16);
-  EXPECT_EQ(d16.rows, 1024);
-  const LuLeafPlan d17 = plan(0.0, 16385);
-  EXPECT_EQ(d17.width, 8);
-  EXPECT_EQ(d17.blocks, 9);
-  EXPECT_EQ(d17.rows, 2048);
-  const LuLeafPlan f16 = plan(0.0f, 16384);
-  EXPECT_EQ(f16.width, 32);
-  EXPECT_EQ(f16.rows, 1024);
+  struct Want {
+    std::int64_t m;
+    int width, blocks, rows;
+  };
+  const auto expect = [&](auto type, const Want& w) {
+    const LuLeafPlan p = plan(type, w.m);
+    const std::string what = "m=" + std::to_string(w.m) + " of " + std::to_string(sizeof(type));
+    EXPECT_TRUE(p.reg) << what;
+    EXPECT_EQ(p.width, w.width) << what;
+    EXPECT_EQ(p.blocks, w.blocks) << what;
+    EXPECT_EQ(p.rows, w.rows) << what;
+  };
+  for (const Want& w : {Want{5000, 32, 10, 512}, Want{8192, 32, 16, 512}, Want{16384, 16, 16, 1024},
+                        Want{16385, 8, 9, 2048}})
+    expect(0.0, w);
+  expect(0.0f, Want{16384, 32, 16, 1024});
   // Complex leaves stay in shared memory.
   EXPECT_FALSE(plan(std::complex<float>{}, 8192).reg);
   EXPECT_FALSE(plan(std::complex<double>{}, 8192).reg);
