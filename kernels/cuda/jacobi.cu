@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <limits>
 #include <sstream>
+#include <string>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/jacobi_cuda.hpp"
@@ -13,6 +14,7 @@
 #include "cuda/stencil_march.cuh"
 #include "cuda/warp.cuh"
 #include "instantiate.hpp"
+#include "mm/error.hpp"
 
 namespace mm {
 
@@ -305,6 +307,18 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     MM_CUDA_LAUNCHED("jacobi init_room");
   }
 
+  // Warps a block of the 3D marching sweep (MM_JACOBI_WARPS: 8, the default, or 16). On the
+  // H200 (double, the change every sweep, fraction of the copy), 16 warps ran at 0.76 / 0.83 /
+  // 0.79 at N = 256 / 384 / 512; 8 warps at 0.79 at 512 in the same run, 0.81 / 0.82 at 256 /
+  // 384 in earlier ones.
+  static int march_warps() {
+    const char* e = std::getenv("MM_JACOBI_WARPS");
+    const std::string v = e ? e : "";
+    if (v.empty() || v == "8") return 8;
+    if (v == "16") return 16;
+    throw UsageError("MM_JACOBI_WARPS must be 8 or 16, not '" + v + "'");
+  }
+
   // The launch shape of the sweep kernel, and its block count (one partial each).
   void plan() {
     const std::int64_t n = p_.room.n, m = n - 2;
@@ -318,7 +332,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
         const std::int64_t row_warps = ceil_div(n, 32 * std::int64_t{vec_});
         gx = kernel_ == StencilCudaKernel::march_col ? row_warps : ceil_div(row_warps, 8);
         wx_ = static_cast<int>(ceil_div(row_warps, gx));
-        const int wy = std::max(1, 8 / wx_);
+        const int wy = std::max(1, march_warps() / wx_);
         threads_ = 32 * wx_ * wy;
         gy = ceil_div(m, std::int64_t{wy} * rows_per_thread());
         if (gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");

@@ -140,8 +140,12 @@ __device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, s
 // a device copy's bandwidth): RY 1 0.81 / 0.82 / 0.78; RY 2 0.74 / 0.74 / 0.69; RY 4 0.61 /
 // 0.58 / 0.55 (registers: fewer warps, fewer loads in flight); RY 2 on 64 x 16 tiles of one
 // warp along x 0.74 / 0.74 / 0.70; the old cuda-partials 0.57 / 0.67 / 0.67. The 2D sweep 0.85.
+// Bounded for 512 threads (MM_JACOBI_WARPS=16). Under that bound ptxas gives single
+// precision's RY 1 40 registers instead of 44, likely 6 blocks of 256 threads a multiprocessor
+// instead of 5; it ran at 0.87 of the copy at N = 512 against 0.78 under the 256 bound
+// (separate runs, same session). Double keeps 44 registers (0.79).
 template <class T, int V, int RY, bool NORM>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(512)
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
   using Vt = Vec<T, V>;
