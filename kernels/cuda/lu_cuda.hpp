@@ -31,10 +31,12 @@ LuLeafPlan lu_cuda_leaf_plan(std::int64_t m, int max_blocks, std::size_t smem, i
                              int max_rows = 1 << 30, int reg_rows = 0);
 
 // Right-looking blocked LU on the GPU: recursive panels whose leaves (32 columns, 16 or 8 for
-// the tallest panels) run on one thread-block cluster each where the rows fit its shared memory
-// (a cluster barrier per column), else on a cooperative grid (a grid barrier per column),
-// row swaps as gathers, cuBLAS TRSM for U's block row and GEMM for the trailing update, the
-// next panel factored on a high-priority stream while the rest of the update runs.
+// the tallest panels) run on one thread-block cluster each, pivot candidates pushed between its
+// blocks once per column: with the rows in registers for leaves of more than 2048 rows (real
+// types; MM_LU_REG_ROWS), else in shared memory where they fit, else on a cooperative grid (a
+// grid barrier per column); row swaps as gathers, cuBLAS TRSM for U's block row and GEMM for
+// the trailing update, the next panel factored on a high-priority stream while the rest of the
+// update runs.
 // NB: the panel width (0: lu_cuda_default_nb). Every value type.
 template <class T>
 std::unique_ptr<Runner> make_lu_cuda_blocked(const LuProblem<T>& p, std::int64_t nb = 0);
