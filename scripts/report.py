@@ -325,10 +325,10 @@ def time_spent(results: pathlib.Path):
     tsv = results / "steps.tsv"
     for line in (tsv.read_text().splitlines() if tsv.exists() else []):
         target, ran, waited = line.split("\t")
-        kind = pathlib.Path(target).parent.parent.name  # timings or check
-        # RESULTS/KIND/EXP/FILE as make named it; read from this results folder, wherever
-        # it is now (a report redrawn on another machine).
-        path = results / kind / pathlib.Path(target).parent.name / pathlib.Path(target).name
+        # RESULTS/KIND/EXP/FILE as make named it (KIND: timings or check); read from this
+        # results folder, wherever it is now (a report redrawn on another machine).
+        path = results.joinpath(*pathlib.Path(target).parts[-3:])
+        kind = path.parent.parent.name
         key = f"{path.parent.name} ({'timed' if kind == 'timings' else 'checks'})"
         r = rows[key]
         r[0] += 1
