@@ -180,8 +180,8 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
       bm = *cluster.map_shared_rank(cmag + par, lane);
       bi = *cluster.map_shared_rank(cidx + par, lane);
     }
-    warp_argmax(bm, bi);
-    const int pr = __shfl_sync(0xffffffffu, bi, 0);  // the pivot row, leaf-relative
+    warp_argmax_all(bm, bi);
+    const int pr = bi;  // the pivot row, leaf-relative
     const int bp = pr / p.rows, bj = j / p.rows;
     const D* prow = cluster.map_shared_rank(cand + par * W, bp);
     const D pv = prow[c], piv = prow[j];
@@ -294,9 +294,7 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
     clk.lap(kArgmax);
     mag = lane < kWarps ? red_mag[lane] : 0.0;
     idx = lane < kWarps ? red_idx[lane] : -1;
-    warp_argmax<kWarps>(mag, idx);
-    idx = __shfl_sync(0xffffffffu, idx, 0);
-    mag = __shfl_sync(0xffffffffu, mag, 0);
+    warp_argmax_all<kWarps>(mag, idx);
     pusher.send(
         par, mag, idx, [&](int l) { return idx >= 0 ? s[(idx - r0) * W + l] : D{}; },
         j >= r0 && j < r0 + nr, [&](int l) { return s[(j - r0) * W + l]; });

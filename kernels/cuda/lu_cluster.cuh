@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <type_traits>
 
 #include "cuda/cluster_ptx.cuh"
@@ -61,8 +62,10 @@ struct Pusher {
     if (!sender) return;
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const unsigned mb = mbar + par * sizeof(unsigned long long);
-    const unsigned slot = cand + par * blocks * sizeof(Candidate<D, W>);
-    push(slot + 16 + lane * sizeof(D), value(lane), mb);
+    using Cand = Candidate<D, W>;
+    constexpr unsigned kRowAt = offsetof(Cand, row);
+    const unsigned slot = cand + par * blocks * sizeof(Cand);
+    push(slot + kRowAt + lane * sizeof(D), value(lane), mb);
     if (lane == 0) {
       const double2 head{mag, __longlong_as_double(static_cast<long long>(idx))};
       push(slot, head, mb);
@@ -78,8 +81,8 @@ __device__ __forceinline__ int received_pivot(const Candidate<D, W>* cp, int blo
   double mag = 0;
   int idx = -1;
   if (lane < blocks) mag = cp[lane].mag, idx = static_cast<int>(cp[lane].idx);
-  warp_argmax<kClusterMostBlocks>(mag, idx);
-  return __shfl_sync(0xffffffffu, idx, 0);
+  warp_argmax_all<kClusterMostBlocks>(mag, idx);
+  return idx;
 }
 
 // The one column of the enclosing panel outside the leaf that thread T of block RANK swaps

@@ -69,6 +69,14 @@ __device__ __forceinline__ void warp_argmax(double& mag, int& idx) {
   }
 }
 
+// warp_argmax, with the best handed to every lane.
+template <int N = 32>
+__device__ __forceinline__ void warp_argmax_all(double& mag, int& idx) {
+  warp_argmax<N>(mag, idx);
+  mag = __shfl_sync(0xffffffffu, mag, 0);
+  idx = __shfl_sync(0xffffffffu, idx, 0);
+}
+
 // The block's best candidate, handed to every thread. SMAG and SIDX hold THREADS/32 + 1
 // entries. Every thread of the block calls it (it holds barriers).
 template <int THREADS>

@@ -5,7 +5,6 @@
 // every block's shared memory, awaited on a local mbarrier.
 #include <cooperative_groups.h>
 
-#include <cstdio>
 #include <string>
 
 #include "cuda/cluster_ptx.cuh"
@@ -120,14 +119,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     if (j >= p.w) break;
     const int par = j & 1;
     // The warp's best, in every lane; its owner stages the row, block 0's thread j row j.
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) {
-      const double m2 = __shfl_xor_sync(0xffffffffu, mag, o);
-      const int i2 = __shfl_xor_sync(0xffffffffu, idx, o);
-      if (better(m2, i2, mag, idx)) mag = m2, idx = i2;
-    }
-    mag = __shfl_sync(0xffffffffu, mag, 0);
-    idx = __shfl_sync(0xffffffffu, idx, 0);
+    warp_argmax_all(mag, idx);
     if (lane == 0) red_mag[par * kWarps + warp] = mag, red_idx[par * kWarps + warp] = idx;
     D* mine = stage + (par * kWarps + warp) * W;
 #pragma unroll
@@ -145,9 +137,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     __syncthreads();  // the staged rows and the warps' slots
     double bm = lane < kWarps ? red_mag[par * kWarps + lane] : 0.0;
     int bi = lane < kWarps ? red_idx[par * kWarps + lane] : -1;
-    warp_argmax<kWarps>(bm, bi);
-    bi = __shfl_sync(0xffffffffu, bi, 0);
-    bm = __shfl_sync(0xffffffffu, bm, 0);
+    warp_argmax_all<kWarps>(bm, bi);
     const int wb = bi >= 0 ? (bi - r0) % kThreads / 32 : 0;  // the warp that staged it
     pusher.send(
         par, bm, bi, [&](int l) { return bi >= 0 ? stage[(par * kWarps + wb) * W + l] : D{}; },
@@ -270,12 +260,8 @@ ClusterPlan reg_leaf_plan(const ClusterLeaf& l, Index m) {
     plan.width = width;
     plan.blocks = static_cast<int>(blocks);
     plan.rows = rows;
-    plan.push = true;
-    plan.timed = false;  // the clock profile is the push leaf's
     plan.reg = true;
-    plan.smem = width == 32   ? reg_smem<D, 32>(plan.blocks)
-                : width == 16 ? reg_smem<D, 16>(plan.blocks)
-                              : reg_smem<D, 8>(plan.blocks);
+    with_width(width, [&](auto w) { plan.smem = reg_smem<D, w.value>(plan.blocks); });
   };
   // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
   fit(32, per_thread<D, 32>());
