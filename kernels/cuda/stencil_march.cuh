@@ -144,8 +144,15 @@ __device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, s
 // precision's RY 1 40 registers instead of 44, likely 6 blocks of 256 threads a multiprocessor
 // instead of 5; it ran at 0.87 of the copy at N = 512 against 0.78 under the 256 bound
 // (separate runs, same session). Double keeps 44 registers (0.79).
+// Blocks of 512 threads a multiprocessor the 3D sweep is bounded for: 3 (at most 42
+// registers, so ptxas gives 40) for RY 1, where registers cap the loads in flight; 1 otherwise.
+template <class T, int RY>
+constexpr int march3v_min_blocks() {
+  return RY == 1 ? 3 : 1;
+}
+
 template <class T, int V, int RY, bool NORM>
-__global__ void __launch_bounds__(512)
+__global__ void __launch_bounds__(512, march3v_min_blocks<T, RY>())
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
   using Vt = Vec<T, V>;
