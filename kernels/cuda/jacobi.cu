@@ -3,6 +3,8 @@
 // host loop that reads the change only at checks (jacobi_drive.cuh).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <exception>
 #include <iomanip>
 #include <limits>
 #include <sstream>
@@ -319,6 +321,35 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     throw UsageError("MM_JACOBI_WARPS must be 8 or 16, not '" + v + "'");
   }
 
+  // Chunks of planes (rows in 2D) each column of TILES tiles is cut into, at most MOST, for
+  // RESIDENT block slots: the fewest whose blocks fill their waves to 95% or more (up to four
+  // waves), else the best filling found, so that no slot idles for the whole sweep (at N = 512
+  // in double one chunk left 510 blocks on 792 slots). MM_JACOBI_CHUNKS sets it.
+  static std::int64_t march_chunks(std::int64_t tiles, std::int64_t resident, std::int64_t most) {
+    if (const char* e = std::getenv("MM_JACOBI_CHUNKS"); e && *e) {
+      const std::string v = e;
+      std::size_t used = 0;
+      long long c = 0;
+      try {
+        c = std::stoll(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != v.size() || c < 1)
+        throw UsageError("MM_JACOBI_CHUNKS must be a positive whole number, not '" + v + "'");
+      return std::min<std::int64_t>(c, most);
+    }
+    std::int64_t best = 1;
+    double best_fill = 0;
+    for (std::int64_t c = 1; c <= most && (c == 1 || tiles * c <= 4 * resident); ++c) {
+      const std::int64_t blocks = tiles * c, waves = ceil_div(blocks, resident);
+      const double fill = static_cast<double>(blocks) / static_cast<double>(waves * resident);
+      if (fill >= 0.95) return c;
+      if (fill > best_fill) best = c, best_fill = fill;
+    }
+    return best;
+  }
+
   // The launch shape of the sweep kernel, and its block count (one partial each).
   void plan() {
     const std::int64_t n = p_.room.n, m = n - 2;
@@ -345,8 +376,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, march_fn<true>(), threads_, 0));
       const std::int64_t resident =
           std::max<std::int64_t>(1, per_sm) * std::int64_t{cuda::multiprocessors()};
-      std::int64_t chunks =
-          std::clamp<std::int64_t>(resident / (gx * gy), 1, std::min(m, kMaxGridYZ));
+      std::int64_t chunks = march_chunks(gx * gy, resident, std::min(m, kMaxGridYZ));
       chunk_ = ceil_div(m, chunks);
       chunks = ceil_div(m, chunk_);  // no empty chunk at the end
       grid_dim_ = p_.room.dim == 3 ? dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy),
