@@ -137,22 +137,24 @@ __device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, s
 // row at the warp's two x ends. Wall points inside a vector are written back unchanged (both
 // buffers hold the same walls). The change accumulates in registers and is reduced once per
 // block. Measured on the H200 (double, change every sweep, N = 256 / 384 / 512, fraction of
-// a device copy's bandwidth): RY 1 0.81 / 0.82 / 0.78; RY 2 0.74 / 0.74 / 0.69; RY 4 0.61 /
-// 0.58 / 0.55 (registers: fewer warps, fewer loads in flight); RY 2 on 64 x 16 tiles of one
-// warp along x 0.74 / 0.74 / 0.70; the old cuda-partials 0.57 / 0.67 / 0.67. The 2D sweep 0.85.
-// Bounded for 512 threads (MM_JACOBI_WARPS=16). Under that bound ptxas gives single
-// precision's RY 1 40 registers instead of 44, likely 6 blocks of 256 threads a multiprocessor
-// instead of 5; it ran at 0.87 of the copy at N = 512 against 0.78 under the 256 bound
-// (separate runs, same session). Double keeps 44 registers (0.79).
-// Blocks of 512 threads a multiprocessor the 3D sweep is bounded for: 3 (at most 42
-// registers, so ptxas gives 40) for RY 1, where registers cap the loads in flight; 1 otherwise.
-template <class T, int RY>
+// a device copy's bandwidth): RY 1 0.83 / 0.84 / 0.82 with the chunks cut by wave fill
+// (jacobi.cu, march_chunks; 0.81 / 0.82 / 0.78 with one wave of whole chunks); RY 2 0.74 /
+// 0.74 / 0.69; RY 4 0.61 / 0.58 / 0.55 (registers: fewer warps, fewer loads in flight); RY 2
+// on 64 x 16 tiles of one warp along x 0.74 / 0.74 / 0.70; the old cuda-partials 0.57 / 0.67 /
+// 0.67. The 2D sweep 0.85. Single precision RY 1: 0.73 / 0.84 / 0.87.
+// Bounded for 512 threads (MM_JACOBI_WARPS=16), and RY 1 for three such blocks a
+// multiprocessor: ptxas then gives it 40 registers in both precisions (44 before). Single
+// precision ran at 0.87 of the copy at N = 512 with 40 against 0.78 with 44; double at 0.83
+// against 0.81 at N = 256, the same at 384 and 512 (H200, same run).
+// Blocks of 512 threads a multiprocessor the 3D sweep is bounded for: 3 for RY 1 (at most 42
+// registers a thread), 1 for the wider RY that need more.
+template <int RY>
 constexpr int march3v_min_blocks() {
   return RY == 1 ? 3 : 1;
 }
 
 template <class T, int V, int RY, bool NORM>
-__global__ void __launch_bounds__(512, march3v_min_blocks<T, RY>())
+__global__ void __launch_bounds__(512, march3v_min_blocks<RY>())
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
   using Vt = Vec<T, V>;
