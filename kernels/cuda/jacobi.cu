@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <exception>
 #include <iomanip>
 #include <limits>
 #include <sstream>
@@ -324,21 +323,10 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   // Chunks of planes (rows in 2D) each column of TILES tiles is cut into, at most MOST, for
   // RESIDENT block slots: the fewest whose blocks fill their waves to 95% or more (up to four
   // waves), else the best filling found, so that no slot idles for the whole sweep (at N = 512
-  // in double one chunk left 510 blocks on 792 slots). MM_JACOBI_CHUNKS sets it.
+  // in double one chunk left 510 blocks on 792 slots). MM_JACOBI_CHUNKS sets it (0: this rule).
   static std::int64_t march_chunks(std::int64_t tiles, std::int64_t resident, std::int64_t most) {
-    if (const char* e = std::getenv("MM_JACOBI_CHUNKS"); e && *e) {
-      const std::string v = e;
-      std::size_t used = 0;
-      long long c = 0;
-      try {
-        c = std::stoll(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != v.size() || c < 1)
-        throw UsageError("MM_JACOBI_CHUNKS must be a positive whole number, not '" + v + "'");
+    if (const int c = cuda::env_int("MM_JACOBI_CHUNKS", 0); c > 0)
       return std::min<std::int64_t>(c, most);
-    }
     std::int64_t best = 1;
     double best_fill = 0;
     for (std::int64_t c = 1; c <= most && (c == 1 || tiles * c <= 4 * resident); ++c) {

@@ -5,8 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 
 #include "cuda/cuda_util.cuh"
 #include "mm/error.hpp"
@@ -14,18 +12,6 @@
 namespace mm::cuda::lu {
 
 using Index = std::int64_t;
-
-// A count from the environment (the MM_LU_* tuning switches): unset or empty FALLBACK, else
-// a non-negative integer (UsageError otherwise).
-inline int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const long x = std::strtol(v, &end, 10);
-  if (*end || x < 0 || x > (1 << 30))
-    throw UsageError(std::string(name) + " must be a non-negative integer, not '" + v + "'");
-  return static_cast<int>(x);
-}
 
 // A leaf's columns are a warp's lanes.
 constexpr int kLeafWidth = 32;
