@@ -361,13 +361,7 @@ int main(int argc, char** argv) {
       "entries a row")("device", po::value(&o.device)->default_value(o.device),
                        "cpu, or cuda: the CUDA implementations against cuBLAS / cuSPARSE");
   po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    po::notify(vm);
-  } catch (const std::exception& e) {
-    std::cerr << "add_bench: " << e.what() << "\n";
-    return 2;
-  }
+  if (!mm::bench::parse_options(argc, argv, desc, vm, "add_bench")) return 2;
   if (vm.count("help")) {
     std::cout << desc << "\n";
     return 0;

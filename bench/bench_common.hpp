@@ -12,11 +12,27 @@
 #include <string>
 #include <vector>
 
+#include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 #include "mm/timing.hpp"
 
 namespace mm::bench {
+
+// NAME's command line parsed by O into VM; where it does not parse, the message on stderr and
+// false (the bench then exits 2).
+inline bool parse_options(int argc, char** argv,
+                          const boost::program_options::options_description& o,
+                          boost::program_options::variables_map& vm, const char* name) {
+  try {
+    boost::program_options::store(boost::program_options::parse_command_line(argc, argv, o), vm);
+    boost::program_options::notify(vm);
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << name << ": " << e.what() << "\n";
+    return false;
+  }
+}
 
 // Median seconds of F over REPEAT runs after WARMUP runs.
 inline double median_seconds(int warmup, int repeat, const std::function<void()>& f) {

@@ -237,13 +237,7 @@ int main(int argc, char** argv) {
       "cuda: the double implementations of the main run (cublas is always measured first)")(
       "markdown", po::value(&md), "also write the table as Markdown to this path");
   po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, opts), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "gemm_bench: " << e.what() << "\n";
-    return 2;
-  }
+  if (!mm::bench::parse_options(argc, argv, opts, vm, "gemm_bench")) return 2;
   if (vm.count("help")) {
     std::cout << "gemm_bench: C = A*B on n x n inputs; flops = 2*n^3, bytes = 3*n^2*sizeof(T).\n"
               << opts;

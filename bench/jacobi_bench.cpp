@@ -275,13 +275,7 @@ int main(int argc, char** argv) {
       "ref-max", po::value(&ref_max), "largest N the serial ref runs at")(
       "jsonl", po::value(&jsonl), "also write JSON lines here");
   po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, o), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "jacobi_bench: " << e.what() << "\n";
-    return 2;
-  }
+  if (!mm::bench::parse_options(argc, argv, o, vm, "jacobi_bench")) return 2;
   if (vm.count("help")) {
     std::cout << o << "\nFormulas: see the top of bench/jacobi_bench.cpp.\n";
     return 0;

@@ -187,13 +187,7 @@ int main(int argc, char** argv) {
       "blocks", po::value(&blocks)->default_value(blocks),
       "cpu-blocked block widths, comma-separated");
   po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, o), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "lu_bench: " << e.what() << "\n";
-    return 2;
-  }
+  if (!mm::bench::parse_options(argc, argv, o, vm, "lu_bench")) return 2;
   if (vm.count("help")) {
     std::cout << o << "\n";
     return 0;

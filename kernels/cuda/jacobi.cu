@@ -3,7 +3,6 @@
 // host loop that reads the change only at checks (jacobi_drive.cuh).
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <iomanip>
 #include <limits>
 #include <sstream>
@@ -313,11 +312,10 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   // 0.79 at N = 256 / 384 / 512; 8 warps at 0.79 at 512 in the same run, 0.81 / 0.82 at 256 /
   // 384 in earlier ones.
   static int march_warps() {
-    const char* e = std::getenv("MM_JACOBI_WARPS");
-    const std::string v = e ? e : "";
-    if (v.empty() || v == "8") return 8;
-    if (v == "16") return 16;
-    throw UsageError("MM_JACOBI_WARPS must be 8 or 16, not '" + v + "'");
+    const int w = cuda::env_int("MM_JACOBI_WARPS", 8);
+    if (w != 8 && w != 16)
+      throw UsageError("MM_JACOBI_WARPS must be 8 or 16, not " + std::to_string(w));
+    return w;
   }
 
   // Chunks of planes (rows in 2D) each column of TILES tiles is cut into, at most MOST, for
