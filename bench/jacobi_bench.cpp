@@ -34,7 +34,7 @@
 
 #include "bench_common.hpp"
 #include "jacobi.hpp"
-#include "mm/generate.hpp"
+#include "analysis/generate.hpp"
 #include "spmv.hpp"
 
 namespace po = boost::program_options;

@@ -23,7 +23,7 @@
 #include <map>
 
 #include "bench_common.hpp"
-#include "mm/generate.hpp"
+#include "analysis/generate.hpp"
 #include "spgemm.hpp"
 
 namespace {

@@ -16,7 +16,7 @@
 #include <map>
 
 #include "bench_common.hpp"
-#include "mm/generate.hpp"
+#include "analysis/generate.hpp"
 #include "spmv.hpp"
 
 namespace {

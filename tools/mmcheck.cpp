@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "mm/check.hpp"
+#include "analysis/check.hpp"
 #include "mm/cli.hpp"
 #include "mm/error.hpp"
 #include "mm/io.hpp"

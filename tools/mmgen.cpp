@@ -8,8 +8,8 @@
 
 #include "mm/cli.hpp"
 #include "mm/error.hpp"
-#include "mm/generate.hpp"
-#include "mm/generate_rhs.hpp"
+#include "analysis/generate.hpp"
+#include "analysis/generate_rhs.hpp"
 #include "mm/io.hpp"
 #include "mm/mtx.hpp"
 #include "mm/timing.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <complex>
 
-#include "mm/check.hpp"
+#include "analysis/check.hpp"
 #include "mm/error.hpp"
 
 namespace mm::check {

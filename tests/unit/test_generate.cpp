@@ -8,9 +8,9 @@
 #include <map>
 
 #include "mm/error.hpp"
-#include "mm/generate.hpp"
-#include "mm/generate_detail.hpp"
-#include "mm/generate_rhs.hpp"
+#include "analysis/generate.hpp"
+#include "analysis/generate_detail.hpp"
+#include "analysis/generate_rhs.hpp"
 #include "mm/matrix.hpp"
 #include "test_helpers.hpp"
 

@@ -5,9 +5,9 @@
 
 #include "gpu.hpp"
 #include "jacobi.hpp"
-#include "mm/check.hpp"
-#include "mm/generate.hpp"
-#include "mm/generate_rhs.hpp"
+#include "analysis/check.hpp"
+#include "analysis/generate.hpp"
+#include "analysis/generate_rhs.hpp"
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "gpu.hpp"
 #include "lu.hpp"
-#include "mm/check.hpp"
+#include "analysis/check.hpp"
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
 

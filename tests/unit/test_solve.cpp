@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "gpu.hpp"
-#include "mm/check.hpp"
-#include "mm/generate.hpp"
+#include "analysis/check.hpp"
+#include "analysis/generate.hpp"
 #include "random_matrices.hpp"
 #include "solve.hpp"
 #include "spmv.hpp"

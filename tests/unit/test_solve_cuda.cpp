@@ -8,7 +8,7 @@
 #include <random>
 
 #include "gpu.hpp"
-#include "mm/generate.hpp"
+#include "analysis/generate.hpp"
 #include "random_matrices.hpp"
 #include "solve.hpp"
 #include "spmv.hpp"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "mm/check.hpp"
+#include "analysis/check.hpp"
 
 namespace mm::check {
 

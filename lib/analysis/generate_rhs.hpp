@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "mm/error.hpp"
-#include "mm/generate.hpp"
+#include "analysis/generate.hpp"
 #include "mm/matrix.hpp"
 
 namespace mm {

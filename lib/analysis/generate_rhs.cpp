@@ -1,5 +1,5 @@
 // mmgen rhs: b = A * x_true by the reference SpMV, for solver tests.
-#include "mm/generate_rhs.hpp"
+#include "analysis/generate_rhs.hpp"
 
 #include "mm/error.hpp"
 #include "spmv.hpp"

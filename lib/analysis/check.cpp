@@ -1,5 +1,5 @@
 // mmcheck info: statistics of one matrix, and the number formatting every check shares.
-#include "mm/check.hpp"
+#include "analysis/check.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,5 +1,5 @@
 // mmgen's generators: option checks and defaults, and the driver that streams blocks.
-#include "mm/generate.hpp"
+#include "analysis/generate.hpp"
 
 #include <omp.h>
 
@@ -10,7 +10,7 @@
 
 #include "mm/cli.hpp"
 #include "mm/error.hpp"
-#include "mm/generate_detail.hpp"
+#include "analysis/generate_detail.hpp"
 #include "mm/io.hpp"
 #include "mm/timing.hpp"
 

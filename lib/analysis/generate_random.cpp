@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "mm/generate_detail.hpp"
+#include "analysis/generate_detail.hpp"
 
 namespace mm::gen {
 

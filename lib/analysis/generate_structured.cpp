@@ -1,7 +1,7 @@
 // Structured kinds of mmgen: dense, banded, poisson2d, poisson3d, identity and vector.
 #include <algorithm>
 
-#include "mm/generate_detail.hpp"
+#include "analysis/generate_detail.hpp"
 
 namespace mm::gen {
 

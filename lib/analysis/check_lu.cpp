@@ -3,7 +3,7 @@
 #include <limits>
 #include <utility>
 
-#include "mm/check.hpp"
+#include "analysis/check.hpp"
 #include "mm/error.hpp"
 
 namespace mm::check {

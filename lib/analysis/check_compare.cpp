@@ -2,7 +2,7 @@
 #include <cmath>
 #include <limits>
 
-#include "mm/check.hpp"
+#include "analysis/check.hpp"
 
 #include "mm/error.hpp"
 #include "spmv.hpp"

@@ -1,4 +1,4 @@
-// Device discovery for a build without the CUDA backend.
+// Device discovery for a build without the CUDA backend (the twin of kernels/cuda/device.cu).
 #include "device.hpp"
 #include "mm/error.hpp"
 
