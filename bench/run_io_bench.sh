@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Builds and runs mtx_io_bench (plus a SciPy mmread baseline) and records the results.
+# Builds and runs mtx_io_bench (plus a SciPy mmread baseline) and records the results: JSON
+# lines and a draft Markdown table under RESULTS, which git ignores; a summary worth keeping
+# is written from them into bench/results/ by hand (bench/results/README.md).
 #
 # Usage: bench/run_io_bench.sh [mtx_io_bench options, e.g. --gzip --repeat 5]
 # Environment: BUILD_DIR (build-bench), MTX_IO_DIR (scratch folder, /tmp),
-#              SCIPY=0 to skip the SciPy baseline, RESULTS (bench/results).
+#              SCIPY=0 to skip the SciPy baseline, RESULTS (results/bench).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=${BUILD_DIR:-build-bench}
 scratch=${MTX_IO_DIR:-/tmp}
-results=${RESULTS:-bench/results}
+results=${RESULTS:-results/bench}
 
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S . -B "$build" -G Ninja -DMM_WITH_CUDA=OFF -DCMAKE_BUILD_TYPE=Release

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Copies the built binaries and the shared libraries the GPU machine lacks into .carry/
-# (ignored by git), to be carried to the GPU machine and run by scripts/gpu-tests.sh.
+# (ignored by git), to be carried to the GPU machine and run by scripts/gpu-run.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
