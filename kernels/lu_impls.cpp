@@ -26,8 +26,9 @@ class LuRunner final : public Runner {
   LuProblem<T> p_;
 };
 
-// Block width of cpu-blocked: 128, level with 64 and ahead of 192 and 256 at n = 2048 in
-// bench/results/lu_cpu_2026-11-21_82c78db.md.
+// Block width of cpu-blocked: 128. Measured at n = 2048 on a 2-core Xeon (2026-11-21), 128 and
+// 64 swapped places between two runs (0.72 / 0.60x LAPACK dgetrf against 0.20 / 0.65x), and 192
+// and 256 trailed (0.44-0.49x).
 template <class T>
 void blocked(Dense<T>& a, std::int64_t* ipiv) {
   lu_cpu_blocked(a, ipiv, 128);
@@ -41,8 +42,10 @@ LuMake<T> make() {
 }
 
 #ifdef MM_HAVE_CUDA
-// The GPU ones, best first: cuSOLVER (cuda-blocked reaches 0.48-0.83x of it on an H200, see
-// bench/results), cuda-blocked, and the per-column kernels (slow by design).
+// The GPU ones, best first: cuSOLVER (measured on an H200, 2026-11-21, cuda-blocked ran at
+// 0.64 / 0.74 / 0.87 / 1.00 / 1.16x its speed at n = 1024 / 2048 / 4096 / 8192 / 16384:
+// cuSOLVER is ahead below 8192), cuda-blocked, and the per-column kernels (slow by design:
+// 0.08-0.19x cuSOLVER).
 template <class T>
 void add_cuda_impls(ImplList<LuMake<T>>& l) {
   l.push_back({"cusolver", Device::cuda,

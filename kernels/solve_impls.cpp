@@ -136,7 +136,8 @@ const ImplList<SolveMake<I, T>>& solve_impls(SolveMethod method) {
         {"ref", Device::cpu, "unblocked LU + serial substitution",
          make<LuSolve<I, T, lu_ref<T>, lu_solve_ref<T>>, I, T>()}};
 #ifdef MM_HAVE_CUDA
-    // cuSOLVER first: the faster at every size measured (bench/results).
+    // cuSOLVER first: faster than cuda-blocked in every solve measured on an H200
+    // (2026-11-21), e.g. 14.8 against 23.6 ms for a dense system of 4096.
     m[SolveMethod::lu].push_back({"cusolver", Device::cuda,
                                   "cuSOLVER Xgetrf + Xgetrs on device-transposed copies",
                                   [](const SolveProblem<I, T>& p) {
