@@ -7,7 +7,7 @@
 
 #ifdef MM_HAVE_CUDA
 #include "cuda/lu_cuda.hpp"
-#include "cuda/solve_cuda.hpp"
+#include "cuda/solve/solve_cuda.hpp"
 #endif
 
 namespace mm {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuda/krylov_device.cuh"
-#include "cuda/solve_cuda.hpp"
+#include "cuda/solve/krylov_system.cuh"
+#include "cuda/solve/solve_cuda.hpp"
 #include "instantiate.hpp"
 
 namespace mm {

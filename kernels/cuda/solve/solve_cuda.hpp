@@ -1,5 +1,5 @@
-// Host-side declarations of mmsolve's CUDA runners (kernels/cuda/gauss.cu, krylov.cu),
-// registered in kernels/solve_impls.cpp.
+// Host-side declarations of mmsolve's CUDA runners (gauss.cu and krylov.cu beside this
+// file), registered in kernels/solve_impls.cpp.
 #pragma once
 
 #include <memory>

@@ -3,7 +3,7 @@
 // the stop decision; the host reads the state only every check_every iterations.
 #include <cmath>
 
-#include "cuda/krylov_device.cuh"
+#include "cuda/solve/krylov_system.cuh"
 #include "instantiate.hpp"
 
 namespace mm::cuda::krylov {

@@ -4,7 +4,7 @@
 // reads the state once per cycle and every check_every inner steps.
 #include <cmath>
 
-#include "cuda/krylov_device.cuh"
+#include "cuda/solve/krylov_system.cuh"
 #include "instantiate.hpp"
 
 namespace mm::cuda::krylov {

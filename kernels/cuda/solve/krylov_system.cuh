@@ -1,5 +1,5 @@
-// Device building blocks of the CUDA Krylov solvers (krylov.cu, gmres.cu): the solver state
-// kept in device memory, reductions finished by their last block, SpMV fused with dot
+// What every CUDA Krylov method shares (krylov.cu, cg_bicgstab.cu, gmres.cu): the solver
+// state kept in device memory, reductions finished by their last block, SpMV fused with dot
 // products, and the resident system (matrix, Jacobi diagonal, scratch) every method runs on.
 #pragma once
 

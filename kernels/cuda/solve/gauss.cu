@@ -7,7 +7,7 @@
 #include <cuComplex.h>
 
 #include "cuda/cuda_util.cuh"
-#include "cuda/solve_cuda.hpp"
+#include "cuda/solve/solve_cuda.hpp"
 #include "cuda/warp.cuh"
 #include "instantiate.hpp"
 
