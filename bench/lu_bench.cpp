@@ -24,7 +24,7 @@
 #include "mm/cli.hpp"
 
 #ifdef MM_HAVE_CUDA
-#include "cuda/lu_cuda.hpp"
+#include "cuda/lu/lu_cuda.hpp"
 #endif
 
 #define LAPACK_DISABLE_NAN_CHECK

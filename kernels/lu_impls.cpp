@@ -5,7 +5,7 @@
 #include "lu.hpp"
 
 #ifdef MM_HAVE_CUDA
-#include "cuda/lu_cuda.hpp"
+#include "cuda/lu/lu_cuda.hpp"
 #endif
 
 namespace mm {

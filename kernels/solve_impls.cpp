@@ -6,7 +6,7 @@
 #include "solve.hpp"
 
 #ifdef MM_HAVE_CUDA
-#include "cuda/lu_cuda.hpp"
+#include "cuda/lu/lu_cuda.hpp"
 #include "cuda/solve/solve_cuda.hpp"
 #endif
 

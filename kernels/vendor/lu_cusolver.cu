@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cuda/cuda_util.cuh"
-#include "cuda/lu_cuda.hpp"
+#include "cuda/lu/lu_cuda.hpp"
 #include "cuda/transpose_device.cuh"
 #include "instantiate.hpp"
 

@@ -8,14 +8,14 @@
 #include <map>
 #include <optional>
 
+#include "analysis/check.hpp"
 #include "gpu.hpp"
 #include "lu.hpp"
-#include "analysis/check.hpp"
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
 
 #ifdef MM_HAVE_CUDA
-#include "cuda/lu_cuda.hpp"
+#include "cuda/lu/lu_cuda.hpp"
 #endif
 
 namespace mm {

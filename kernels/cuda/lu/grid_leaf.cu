@@ -7,8 +7,8 @@
 #include <string>
 #include <type_traits>
 
-#include "cuda/lu_device.cuh"
-#include "cuda/lu_kernels.cuh"
+#include "cuda/lu/leaf_plan.cuh"
+#include "cuda/lu/pivot_search.cuh"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
 

@@ -7,10 +7,10 @@
 
 #include <string>
 
-#include "cuda/cluster_ptx.cuh"
-#include "cuda/lu_cluster.cuh"
-#include "cuda/lu_device.cuh"
-#include "cuda/lu_kernels.cuh"
+#include "cuda/lu/cluster_exchange.cuh"
+#include "cuda/lu/cluster_ptx.cuh"
+#include "cuda/lu/leaf_plan.cuh"
+#include "cuda/lu/pivot_search.cuh"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
 

@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "cuda/cluster_ptx.cuh"
-#include "cuda/lu_device.cuh"
-#include "cuda/lu_kernels.cuh"
+#include "cuda/lu/cluster_ptx.cuh"
+#include "cuda/lu/leaf_plan.cuh"
+#include "cuda/lu/pivot_search.cuh"
 
 namespace mm::cuda::lu::detail {
 

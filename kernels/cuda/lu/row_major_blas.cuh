@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cuda/cuda_util.cuh"
-#include "cuda/lu_kernels.cuh"
+#include "cuda/lu/leaf_plan.cuh"
 
 namespace mm::cuda::lu::host {
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "cuda/cuda_util.cuh"
-#include "cuda/lu_cuda.hpp"
-#include "cuda/lu_host.cuh"
-#include "cuda/lu_kernels.cuh"
+#include "cuda/lu/leaf_plan.cuh"
+#include "cuda/lu/lu_cuda.hpp"
+#include "cuda/lu/row_major_blas.cuh"
 #include "instantiate.hpp"
 
 namespace mm {
