@@ -1,20 +1,17 @@
-// What the two cluster leaves of the CUDA LU share (lu_cluster.cu: rows in shared memory;
-// lu_reg_leaf.cu: rows in registers): the launch arguments, the pushed pivot candidate, the
-// pivot step's bookkeeping and swaps outside the leaf, and the cluster launch configuration.
+// The pivot exchange the two cluster leaves share (cluster_leaf.cu: rows in shared memory;
+// register_leaf.cu: rows in registers): the launch arguments, the pushed pivot candidate, the
+// pivot step's bookkeeping and swaps outside the leaf.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <type_traits>
 
 #include "cuda/lu/cluster_ptx.cuh"
 #include "cuda/lu/leaf_plan.cuh"
 #include "cuda/lu/pivot_search.cuh"
 
 namespace mm::cuda::lu::detail {
-
-constexpr int kClusterMostBlocks = 16;  // the non-portable cluster limit of sm_90
 
 template <class D>
 struct ClusterArgs {
@@ -121,72 +118,12 @@ struct PivotStep {
   }
 };
 
-// One cluster of BLOCKS blocks of THREADS threads with SMEM bytes of dynamic shared memory on
-// ST; ATTR holds the cluster dimension the configuration points to.
-inline cudaLaunchConfig_t cluster_config(int blocks, int threads, std::size_t smem, cudaStream_t st,
-                                         cudaLaunchAttribute* attr) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = st;
-  attr->id = cudaLaunchAttributeClusterDimension;
-  attr->val.clusterDim.x = static_cast<unsigned>(blocks);
-  attr->val.clusterDim.y = 1;
-  attr->val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cfg;
-}
-
-// F(std::integral_constant<int, W>{}) for a leaf WIDTH's W: 32, 16 or 8.
-template <class F>
-void with_width(int width, F&& f) {
-  if (width == 32)
-    f(std::integral_constant<int, 32>{});
-  else if (width == 16)
-    f(std::integral_constant<int, 16>{});
-  else
-    f(std::integral_constant<int, 8>{});
-}
-
-// KERNEL's launch limits for clusters: SMEM bytes of dynamic shared memory, non-portable
-// cluster sizes (16 blocks on sm_90).
-template <class K>
-void allow_clusters(K* kernel, std::size_t smem) {
-  MM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(smem)));
-  MM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-}
-
-// Whether this device can run a cluster of BLOCKS blocks of KERNEL (THREADS threads and SMEM
-// bytes each) at all.
-template <class K>
-bool cluster_schedules(K* kernel, int blocks, int threads, std::size_t smem) {
-  cudaLaunchAttribute attr{};
-  const cudaLaunchConfig_t cfg = cluster_config(blocks, threads, smem, nullptr, &attr);
-  int clusters = 0;
-  const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg);
-  if (e == cudaErrorInvalidValue || e == cudaErrorInvalidClusterSize) {
-    (void)cudaGetLastError();  // an unschedulable size is an answer, not a failure
-    return false;
-  }
-  MM_CUDA(e);
-  return clusters > 0;
-}
-
 }  // namespace mm::cuda::lu::detail
 
 namespace mm::cuda::lu {
 
-// The register leaf (lu_reg_leaf.cu): its kernels' attributes set once, and whether clusters of
-// BLOCKS blocks of it can run on this device (false for complex T: real types only); its plan
-// for a leaf of M rows (width 0 below LIMITS.reg_rows or where no cluster holds the rows: 512
-// threads a block, 256 bytes of rows a thread); one launch of PLAN.
-template <class T>
-bool reg_leaf_prepare(int blocks);
-template <class T>
-ClusterPlan reg_leaf_plan(const ClusterLeaf& limits, Index m);
+// One launch of the register leaf (register_leaf.cu) on PLAN (PLAN.reg), for
+// cluster_leaf_factor.
 template <class T>
 void reg_leaf_launch(const ClusterPlan& plan, const detail::ClusterArgs<dev_t<T>>& args,
                      cudaStream_t st);

@@ -1,17 +1,19 @@
 // The LU panel leaf on one thread-block cluster: the leaf's rows in the blocks' shared memory,
 // each column's pivot candidates exchanged through distributed shared memory, either pushed by
-// st.async and awaited on a local mbarrier (the default) or read after a cluster barrier.
+// st.async and awaited on a local mbarrier (the default) or read after a cluster barrier; and
+// the push leaf's clock64 phases (MM_LU_PROFILE=2).
 #include <cooperative_groups.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "cuda/lu/cluster_exchange.cuh"
+#include "cuda/lu/cluster_launch.cuh"
 #include "cuda/lu/cluster_ptx.cuh"
 #include "cuda/lu/leaf_plan.cuh"
 #include "cuda/lu/pivot_search.cuh"
+#include "cuda/lu/profile.cuh"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
 
@@ -26,12 +28,6 @@ using namespace detail;
 // them a warp-row at a time; 16 warps keep shared memory busy without a register cap of 64.
 constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
-constexpr int kMostBlocks = kClusterMostBlocks;
-// The fewest rows of a leaf on the register leaf by default (MM_LU_REG_ROWS). On the H200,
-// against cuSOLVER's getrf: with every leaf on registers 0.72 at n = 2048 against 0.75 in
-// shared memory; from 2049 rows up 0.87 at 4096 (0.76), 0.99 at 8192 (0.71) and 1.15 at
-// 16384 (0.89); from 4097 rows up 1.12 at 16384.
-constexpr int kRegRows = 2049;
 constexpr int kUnroll = 4;  // rows in flight per lane in the column update
 
 // Dynamic shared memory, for either exchange: the block's rows, then
@@ -352,65 +348,27 @@ void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st
 }  // namespace
 
 template <class T>
-ClusterLeaf cluster_prepare() {
+void cluster_leaf_prepare(std::size_t smem) {
   using D = dev_t<T>;
-  int dev = 0, optin = 0, cc = 0;
-  MM_CUDA(cudaGetDevice(&dev));
-  MM_CUDA(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, dev));
-  MM_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  ClusterLeaf l;
-  if (cc < 9) return l;  // no clusters before sm_90: every leaf on the grid
-  l.smem = static_cast<std::size_t>(optin);
-  const int cap = env_int("MM_LU_LEAF_SMEM", 0);
-  if (cap > 0) l.smem = std::min(l.smem, static_cast<std::size_t>(cap));
-  l.target_rows = std::max(1, env_int("MM_LU_CLUSTER_ROWS", l.target_rows));
-  l.max_rows = std::max(1, env_int("MM_LU_CLUSTER_MAX_ROWS", l.max_rows));
-  if (const char* x = std::getenv("MM_LU_CLUSTER_XCHG"); x && *x) {
-    const std::string v = x;
-    if (v != "push" && v != "sync")
-      throw UsageError("MM_LU_CLUSTER_XCHG must be push or sync, not '" + v + "'");
-    l.push = v == "push";
-  }
-  if (const char* x = std::getenv("MM_LU_PROFILE"); x && std::string(x) == "2") l.timed = true;
-  l.reg_rows = env_int("MM_LU_REG_ROWS", kRegRows);
   static bool set = false;  // the attributes are the kernels', set once to the device's limit
   if (!set) {
-    set_attributes<D, 32>(static_cast<std::size_t>(optin));
-    set_attributes<D, 16>(static_cast<std::size_t>(optin));
-    set_attributes<D, 8>(static_cast<std::size_t>(optin));
+    set_attributes<D, 32>(smem);
+    set_attributes<D, 16>(smem);
+    set_attributes<D, 8>(smem);
     set = true;
   }
-  // The largest power-of-two cluster of full-size blocks the device can schedule at all.
-  const int most = std::min(kMostBlocks, env_int("MM_LU_CLUSTER", kMostBlocks));
-  for (int b = kMostBlocks; b >= 1; b /= 2) {
-    if (b <= most && cluster_schedules(cluster_leaf_kernel<D, 32>, b, kThreads, l.smem)) {
-      l.max_blocks = b;
-      break;
-    }
-  }
-  // The register leaf where its clusters of that size schedule too.
-  if (l.max_blocks == 0 || !reg_leaf_prepare<T>(l.max_blocks)) l.reg_rows = 0;
-  return l;
 }
 
 template <class T>
-ClusterPlan cluster_plan(const ClusterLeaf& l, Index m) {
-  using D = dev_t<T>;
-  if (l.max_blocks == 0 || m <= 0) return {};
-  if (const ClusterPlan r = reg_leaf_plan<T>(l, m); r.width) return r;
-  const auto fit = [&](auto width, std::size_t (*bytes)(int, int)) -> ClusterPlan {
-    int b = 1;
-    const auto rows = [&](int blocks) { return static_cast<int>((m + blocks - 1) / blocks); };
-    while (b < l.max_blocks &&
-           (static_cast<Index>(b) * l.target_rows < m || bytes(rows(b), b) > l.smem))
-      b *= 2;
-    if (bytes(rows(b), b) > l.smem || rows(b) > l.max_rows) return {};
-    return {width.value, b, rows(b), bytes(rows(b), b), l.push, l.timed};
-  };
-  // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
-  if (auto p = fit(std::integral_constant<int, 32>{}, smem_bytes<D, 32>); p.width) return p;
-  if (auto p = fit(std::integral_constant<int, 16>{}, smem_bytes<D, 16>); p.width) return p;
-  return fit(std::integral_constant<int, 8>{}, smem_bytes<D, 8>);
+bool cluster_leaf_schedules(int blocks, std::size_t smem) {
+  return cluster_schedules(cluster_leaf_kernel<dev_t<T>, 32>, blocks, kThreads, smem);
+}
+
+template <class T>
+std::size_t cluster_leaf_smem(int width, int rows, int blocks) {
+  std::size_t bytes = 0;
+  with_width(width, [&](auto w) { bytes = smem_bytes<dev_t<T>, w.value>(rows, blocks); });
+  return bytes;
 }
 
 template <class T>
@@ -447,11 +405,12 @@ void cluster_leaf_clock_report() {
   MM_CUDA(cudaMemcpyToSymbol(g_leaf_clock, zero, sizeof zero));
 }
 
-#define MM_LU_CLUSTER(T)                                                                       \
-  template ClusterLeaf cluster_prepare<T>();                                                   \
-  template ClusterPlan cluster_plan<T>(const ClusterLeaf&, Index);                             \
+#define MM_LU_CLUSTER_LEAF(T)                                                                  \
+  template void cluster_leaf_prepare<T>(std::size_t);                                          \
+  template bool cluster_leaf_schedules<T>(int, std::size_t);                                   \
+  template std::size_t cluster_leaf_smem<T>(int, int, int);                                    \
   template void cluster_leaf_factor<T>(const ClusterPlan&, T*, Index, int, int, int, int, int, \
                                        int*, unsigned long long*, cudaStream_t);
-MM_FOR_VALUE_TYPES(MM_LU_CLUSTER)
+MM_FOR_VALUE_TYPES(MM_LU_CLUSTER_LEAF)
 
 }  // namespace mm::cuda::lu

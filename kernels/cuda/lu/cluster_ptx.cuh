@@ -1,6 +1,6 @@
-// Thread-block cluster plumbing in PTX (sm_90) for the LU push leaf (lu_cluster.cu): shared-
-// memory addresses across the cluster, st.async pushes that complete an mbarrier's
-// transaction count in the receiving block, and the mbarrier's own steps.
+// Thread-block cluster plumbing in PTX (sm_90) for the LU leaves' push exchange: shared-memory
+// addresses across the cluster, st.async pushes that complete an mbarrier's transaction count
+// in the receiving block, and the mbarrier's own steps.
 #pragma once
 
 namespace mm::cuda::lu::detail {

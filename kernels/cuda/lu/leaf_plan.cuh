@@ -1,24 +1,16 @@
-// Device building blocks of the CUDA LU (defined in kernels/cuda/lu_kernels.cu): the
-// cooperative panel leaf, pivot sequences applied as row gathers and cuda-hybrid's per-column
-// kernels. Every matrix is row-major; every launch is on stream ST.
+// Which leaf factors a panel of m rows (leaf_plan.cu), and what each leaf offers that choice:
+// the grid leaf (grid_leaf.cu), the cluster leaf (cluster_leaf.cu), the register leaf
+// (register_leaf.cu). Every matrix is row-major; every launch is on stream ST.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 
 #include "cuda/cuda_util.cuh"
-#include "mm/error.hpp"
+#include "cuda/lu/types.cuh"
 
 namespace mm::cuda::lu {
 
-using Index = std::int64_t;
-
-// A leaf's columns are a warp's lanes.
-constexpr int kLeafWidth = 32;
-// The most pivots one pivot_pairs call takes (the widest panel of cuda-blocked).
-constexpr int kMaxPivots = 256;
-// INFO's value while no exact zero pivot was met (the leaves atomicMin their column into it).
-constexpr unsigned long long kNoZeroPivot = ~0ull;
+constexpr int kClusterMostBlocks = 16;  // the non-portable cluster limit of sm_90
 
 // Where the panel leaves run (environment MM_LU_LEAF, read when an engine is made): "cluster"
 // (the default) on one thread-block cluster wherever the leaf's rows fit in the cluster's shared
@@ -42,7 +34,7 @@ struct ClusterLeaf {
   // default), or published locally and read remotely after a cluster barrier ("sync").
   bool push = true;
   bool timed = false;  // MM_LU_PROFILE=2: the push leaf's phases timed (cluster_leaf_clock_report)
-  // Leaves of at least this many rows hold them in registers (lu_reg_leaf.cu) where a cluster
+  // Leaves of at least this many rows hold them in registers (register_leaf.cu) where a cluster
   // can (MM_LU_REG_ROWS; 0: never).
   int reg_rows = 0;
 };
@@ -54,7 +46,7 @@ struct ClusterPlan {
   std::size_t smem = 0;
   bool push = true;
   bool timed = false;  // MM_LU_PROFILE=2: the push leaf's phases timed (cluster_leaf_clock_report)
-  bool reg = false;    // the rows in registers (lu_reg_leaf.cu), ROWS a block
+  bool reg = false;    // the rows in registers (register_leaf.cu), ROWS a block
 };
 
 // Global scratch through which the leaf's blocks exchange pivot candidates: two sets, by the
@@ -70,6 +62,8 @@ struct LeafScratch {
   ClusterLeaf cluster;
 };
 
+// ---- the plan (leaf_plan.cu) ---------------------------------------------------------------
+
 // Sizes the scratch and raises the leaf kernel's shared-memory limit for panels of up to N
 // rows. Throws DeviceError where one block's share of the rows cannot fit in shared memory.
 template <class T>
@@ -79,24 +73,6 @@ LeafScratch<T> leaf_prepare(Index n);
 // where a cluster holds them, else kLeafWidth (the grid leaf).
 template <class T>
 int leaf_width(const LeafScratch<T>& scratch, Index m);
-
-// The cluster leaf's limits on this device (reads the environment; defined in lu_cluster.cu).
-template <class T>
-ClusterLeaf cluster_prepare();
-// The plan for a leaf of M rows: the widest width whose rows fit, over the fewest blocks that
-// hold them and reach the aimed-at rows per block; width 0 where none fits.
-template <class T>
-ClusterPlan cluster_plan(const ClusterLeaf& limits, Index m);
-// leaf_factor's contract, on one cluster of PLAN (W <= PLAN.width): the rows in the blocks'
-// shared memory, a cluster barrier per column, pivot candidates read across the cluster's
-// distributed shared memory. PC1 - PC0 <= kMaxPivots.
-template <class T>
-void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int m, int w, int pc0,
-                         int pc1, int* ipiv, unsigned long long* info, cudaStream_t st);
-
-// MM_LU_PROFILE=2: prints to stderr the push leaf's time per column by phase since the last
-// report (nothing where no timed leaf ran).
-void cluster_leaf_clock_report();
 
 // Factors with partial pivoting the M x W leaf whose top-left element is (G0, G0) of MAT
 // (leading dimension LDA), W <= kLeafWidth, W <= M. IPIV[G0 + j] becomes the absolute 0-based
@@ -109,21 +85,57 @@ template <class T>
 void leaf_factor(T* mat, Index lda, int g0, int m, int w, int pc0, int pc1, int* ipiv,
                  unsigned long long* info, LeafScratch<T>& scratch, cudaStream_t st);
 
-// The row moves equal to LAPACK's sequential swaps IPIV[K0..K1) (absolute rows, each
-// IPIV[k] >= k), K1 - K0 <= kMaxPivots: PAIRS gets 2 (K1 - K0) slots of (destination, source),
-// destination -1 where nothing moves. One block.
-void pivot_pairs(const int* ipiv, int k0, int k1, int* pairs, cudaStream_t st);
-
-// Moves the rows of PAIRS (SLOTS slots) within columns [C0, C1) of MAT: every source read
-// before any destination is written, so the moves act as one permutation.
+// The cluster leaf's limits on this device (reads the environment).
 template <class T>
-void gather_rows(T* mat, Index lda, Index c0, Index c1, const int* pairs, int slots,
-                 cudaStream_t st);
-
-// Step K of cuda-hybrid on the n x n matrix A: the pivot search (one block's reduction,
-// IPIV[K] = its row, INFO as in leaf_factor), the swap of rows K and IPIV[K], the scale of
-// column K below the diagonal, and the rank-1 update of the trailing matrix: a kernel each.
+ClusterLeaf cluster_prepare();
+// The plan for a leaf of M rows: the register leaf's where LIMITS.reg_rows and a cluster allow,
+// else the widest width whose rows fit in shared memory, over the fewest blocks that hold them
+// and reach the aimed-at rows per block; width 0 where none fits.
 template <class T>
-void hybrid_step(T* a, Index n, Index k, int* ipiv, unsigned long long* info, cudaStream_t st);
+ClusterPlan cluster_plan(const ClusterLeaf& limits, Index m);
+
+// ---- the grid leaf (grid_leaf.cu) ----------------------------------------------------------
+
+// leaf_prepare's part for the grid leaf: SCRATCH's blocks and buffers, the kernel's
+// shared-memory limit raised for panels of up to N rows (throws DeviceError as leaf_prepare).
+template <class T>
+void grid_leaf_prepare(Index n, LeafScratch<T>& scratch);
+// leaf_factor's contract as one cooperative launch, a grid-wide barrier per column.
+template <class T>
+void grid_leaf_factor(T* mat, Index lda, int g0, int m, int w, int pc0, int pc1, int* ipiv,
+                      unsigned long long* info, LeafScratch<T>& scratch, cudaStream_t st);
+
+// ---- the cluster leaf, rows in shared memory (cluster_leaf.cu) -----------------------------
+
+// Its kernels' attributes set once, to SMEM bytes of shared memory and non-portable clusters.
+template <class T>
+void cluster_leaf_prepare(std::size_t smem);
+// Whether this device can run a cluster of BLOCKS blocks of it with SMEM bytes each at all.
+template <class T>
+bool cluster_leaf_schedules(int blocks, std::size_t smem);
+// Its shared memory per block at WIDTH (32, 16 or 8) for ROWS rows a block and BLOCKS blocks.
+template <class T>
+std::size_t cluster_leaf_smem(int width, int rows, int blocks);
+// leaf_factor's contract, on one cluster of PLAN (W <= PLAN.width): the rows in the blocks'
+// shared memory (or in registers where PLAN.reg), pivot candidates pushed into every block's
+// shared memory (PLAN.push) or read across the cluster after a cluster barrier.
+// PC1 - PC0 <= kMaxPivots.
+template <class T>
+void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int m, int w, int pc0,
+                         int pc1, int* ipiv, unsigned long long* info, cudaStream_t st);
+
+// ---- the register leaf (register_leaf.cu) --------------------------------------------------
+
+// Its kernels' attributes set once, and whether clusters of BLOCKS blocks of it can run on
+// this device (false for complex T: real types only).
+template <class T>
+bool reg_leaf_prepare(int blocks);
+// Rows a block holds at WIDTH (32, 16 or 8): 512 threads of 256 bytes of rows each; 0 where
+// the width does not fit (complex T).
+template <class T>
+int reg_leaf_rows(int width);
+// Its shared memory per block at WIDTH for a cluster of BLOCKS blocks.
+template <class T>
+std::size_t reg_leaf_smem(int width, int blocks);
 
 }  // namespace mm::cuda::lu

@@ -1,6 +1,5 @@
-// Host-side declarations of the CUDA LU runners (defined in kernels/cuda/lu.cu and
-// kernels/vendor/lu_cusolver.cu), registered in kernels/lu_impls.cpp (mmlu) and
-// kernels/solve_impls.cpp (mmsolve --method lu).
+// The CUDA LU entry points: the runners of kernels/cuda/lu/ and kernels/vendor/lu_cusolver.cu,
+// registered in kernels/lu_impls.cpp (mmlu) and kernels/solve_impls.cpp (mmsolve --method lu).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
-// Device helpers shared by the LU kernels (lu_kernels.cu, lu_cluster.cu): LAPACK's pivot
-// magnitude, L2-only loads, and the first-maximum argmax reductions of a warp and a block.
+// The pivot search's device helpers every LU kernel shares: LAPACK's pivot magnitude, L2-only
+// loads, and the first-maximum argmax reductions of a warp and a block.
 #pragma once
 
 #include <cuda/std/complex>

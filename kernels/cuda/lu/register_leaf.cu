@@ -1,13 +1,14 @@
 // The LU panel leaf for tall panels on one thread-block cluster with every row in registers:
 // each thread holds R whole rows of the leaf (W values each, 256 bytes in all), so a column's
 // scale and rank-1 update are register FMAs whatever the height, and the row swaps need no
-// barrier. The pivot candidates travel as in the push leaf (lu_cluster.cu): st.async into
+// barrier. The pivot candidates travel as in the push leaf (cluster_leaf.cu): st.async into
 // every block's shared memory, awaited on a local mbarrier.
 #include <cooperative_groups.h>
 
 #include <string>
 
 #include "cuda/lu/cluster_exchange.cuh"
+#include "cuda/lu/cluster_launch.cuh"
 #include "cuda/lu/cluster_ptx.cuh"
 #include "cuda/lu/leaf_plan.cuh"
 #include "cuda/lu/pivot_search.cuh"
@@ -27,7 +28,7 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kRowBytes = 256;  // the leaf's values a thread holds
 
 // Rows a thread holds at width W (0: the width does not fit). Real types only: complex
-// leaves stay in shared memory (lu_cluster.cu), as each fully unrolled instance of this kernel
+// leaves stay in shared memory (cluster_leaf.cu), as each fully unrolled instance of this kernel
 // is ~0.4 MB of code in every binary.
 template <class D, int W>
 __host__ __device__ constexpr int per_thread() {
@@ -51,7 +52,7 @@ std::size_t reg_smem(int blocks) {
          2 * sizeof(unsigned long long);
 }
 
-// The contract of push_leaf_kernel (lu_cluster.cu) with the rows in registers: thread t of
+// The contract of push_leaf_kernel (cluster_leaf.cu) with the rows in registers: thread t of
 // block b holds rows b * ROWS + k * kThreads + t (leaf-relative), k < R. Per column j (the
 // loop is unrolled, so every register index is a constant): each warp's best candidate is
 // staged with its row in shared memory, one block barrier, the block's best pushed with row j
@@ -248,26 +249,17 @@ bool reg_leaf_prepare(int blocks) {
 }
 
 template <class T>
-ClusterPlan reg_leaf_plan(const ClusterLeaf& l, Index m) {
-  using D = dev_t<T>;
-  if (l.reg_rows <= 0 || m < l.reg_rows || l.max_blocks == 0) return {};
-  ClusterPlan plan;
-  const auto fit = [&](int width, int r) {
-    if (plan.width || r < 1) return;
-    const int rows = r * kThreads;
-    const Index blocks = (m + rows - 1) / rows;
-    if (blocks > l.max_blocks) return;
-    plan.width = width;
-    plan.blocks = static_cast<int>(blocks);
-    plan.rows = rows;
-    plan.reg = true;
-    with_width(width, [&](auto w) { plan.smem = reg_smem<D, w.value>(plan.blocks); });
-  };
-  // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
-  fit(32, per_thread<D, 32>());
-  fit(16, per_thread<D, 16>());
-  fit(8, per_thread<D, 8>());
-  return plan;
+int reg_leaf_rows(int width) {
+  int rows = 0;
+  with_width(width, [&](auto w) { rows = per_thread<dev_t<T>, w.value>() * kThreads; });
+  return rows;
+}
+
+template <class T>
+std::size_t reg_leaf_smem(int width, int blocks) {
+  std::size_t bytes = 0;
+  with_width(width, [&](auto w) { bytes = reg_smem<dev_t<T>, w.value>(blocks); });
+  return bytes;
 }
 
 template <class T>
@@ -275,9 +267,10 @@ void reg_leaf_launch(const ClusterPlan& plan, const ClusterArgs<dev_t<T>>& args,
   with_width(plan.width, [&](auto w) { launch<dev_t<T>, w.value>(plan, args, st); });
 }
 
-#define MM_LU_REG_LEAF(T)                                           \
-  template bool reg_leaf_prepare<T>(int);                           \
-  template ClusterPlan reg_leaf_plan<T>(const ClusterLeaf&, Index); \
+#define MM_LU_REG_LEAF(T)                          \
+  template bool reg_leaf_prepare<T>(int);          \
+  template int reg_leaf_rows<T>(int);              \
+  template std::size_t reg_leaf_smem<T>(int, int); \
   template void reg_leaf_launch<T>(const ClusterPlan&, const ClusterArgs<dev_t<T>>&, cudaStream_t);
 MM_FOR_VALUE_TYPES(MM_LU_REG_LEAF)
 

@@ -1,0 +1,71 @@
+// cuda-blocked's factorization engine (defined in blocked_driver.cu; its substitution, solve(),
+// in blocked_solve.cu): recursive panels on a high-priority stream, look-ahead, a CUDA graph.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/cuda_util.cuh"
+#include "cuda/lu/leaf_plan.cuh"
+#include "cuda/lu/profile.cuh"
+#include "cuda/lu/streams_graph.cuh"
+#include "cuda/lu/types.cuh"
+
+namespace mm::cuda::lu {
+
+// The factorization engine: device pivots, the zero-pivot flag and the scratch, two streams
+// (P: panels, high priority, so that a panel's blocks are scheduled ahead of the update's;
+// U: swaps, TRSM and GEMM) with a cuBLAS handle each.
+template <class T>
+class BlockedLu {
+ public:
+  BlockedLu(Index n, Index nb);
+
+  // Factors the n x n matrix A (device) in place, ordered after the work on stream 0 so
+  // far, and stream 0's later work after it. The work for one A is captured once as a graph
+  // and replayed (every launch of it depends only on n, nb and A's address).
+  void factor(T* a);
+
+  // factor()'s work, begun and ended on U.
+  void enqueue(T* a);
+
+  // Solves A X = B in place on X (n x k, device) with the factors LU of the last factor():
+  // the row swaps in chunks, then L Y = PB and U X = Y by cuBLAS TRSM.
+  void solve(const T* lu, T* x, Index k);
+
+  // Throws where the last run met an exact zero pivot (waits for it).
+  void check() const;
+
+  // LAPACK's 1-based pivots.
+  void pivots(std::vector<std::int64_t>& out) const;
+
+ private:
+  // Recursive panel on P: the left half, then the right half's U rows by TRSM and its rows
+  // below by GEMM, then the right half. The leaves swap across the whole panel [pc0, pc1).
+  void panel(T* a, int g0, int m, int w, int pc0, int pc1);
+
+  // On U, columns [c0, c1) after the panel at j0 (width jb): its swaps, U's block row by
+  // TRSM, and the rows below by GEMM.
+  void update(T* a, int j0, int jb, int c0, int c1);
+
+  int n_, nb_;
+  host::Stream panel_, update_;  // before the handles: destroyed after them
+  Cublas hp_, hu_;
+  host::Fence fence_;
+  Buffer<int> ipiv_;
+  Buffer<unsigned long long> info_;
+  Buffer<int> pairs_;
+  LeafScratch<T> scratch_;
+  host::Profile profile_;
+  bool use_graph_;
+  // A graph's kernels lose the panel stream's priority: it pays where launches dominate
+  // (n = 4096: 2 % faster), not where the look-ahead does (n = 16384: 5 % slower).
+  static constexpr Index kGraphMaxN = 4096;
+  static constexpr std::size_t kWorkspace = std::size_t{16} << 20;  // per handle
+  Buffer<unsigned char> workspace_;
+  host::Graph graph_;  // after the buffers it names: destroyed before them
+  const T* graph_a_ = nullptr;
+};
+
+}  // namespace mm::cuda::lu
