@@ -76,11 +76,24 @@ std::string Cli::help() const {
     for (const auto& p : pos_names_) is_pos |= o->long_name() == p;
     if (!is_pos) visible.add(o);
   }
-  if (!visible.options().empty()) s << visible << "\n";
-  s << common_opts_ << "\nExamples:\n" << examples_;
-  if (!examples_.empty() && examples_.back() != '\n') s << "\n";
-  s << "\nExit status: 0 success, 1 check failed or no convergence, 2 usage error, 3 bad input,\n"
-       "4 device or resource error, 5 numerical breakdown.\n";
+  // One column more than Boost's own, so that even the longest option is two spaces from
+  // its text: help2man (the man pages) splits an option from its description there.
+  if (!visible.options().empty()) {
+    visible.print(s, visible.get_option_column_width() + 1);
+    s << "\n";
+  }
+  common_opts_.print(s, common_opts_.get_option_column_width() + 1);
+  // "  $ " marks a command: help2man keeps such lines verbatim, one a line.
+  s << "\nExamples:\n";
+  std::istringstream examples(examples_);
+  for (std::string line; std::getline(examples, line);) s << "  $ " << line << "\n";
+  s << "\nExit status:\n"
+       "  0  success\n"
+       "  1  a check failed or a solver did not converge\n"
+       "  2  usage error\n"
+       "  3  bad input (malformed file, mismatched dimensions)\n"
+       "  4  device or resource error (no GPU for --device cuda, out of memory)\n"
+       "  5  numerical breakdown (singular matrix, zero pivot)\n";
   return s.str();
 }
 

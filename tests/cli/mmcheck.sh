@@ -33,7 +33,7 @@ expect_exit 2 mmcheck info "$CORPUS/c.mtx" --rtol 1
 expect_exit 2 mmcheck validate "$CORPUS/c.mtx" --json
 expect_exit 0 mmcheck --help
 for sub in info validate compare residual lu; do
-  grep -q "^mmcheck $sub " "$TMP/out" && pass "--help has a $sub example" || fail "--help lacks a $sub example"
+  grep -q "^  \$ mmcheck $sub " "$TMP/out" && pass "--help has a $sub example" || fail "--help lacks a $sub example"
 done
 
 # ---- info --json on every corpus file against SciPy ---------------------------------------------
