@@ -11,7 +11,7 @@ echo "implementations tested: $sys_impls $room_impls"
 
 # ---- help, implementations, usage and device errors ----------------------------------------------
 expect_exit 0 mmjacobi --help
-grep -q '^mmjacobi --poisson3d' out && grep -q '^mmjacobi A.mtx b.mtx' out && pass "--help has examples" ||
+grep -q '^  \$ mmjacobi --poisson3d' "$TMP/out" && grep -q '^  \$ mmjacobi A.mtx b.mtx' "$TMP/out" && pass "--help has examples" ||
   fail "--help lacks examples"
 expect_exit 0 mmjacobi --list-impls
 for impl in ref cpu ref-stencil cpu-stencil; do

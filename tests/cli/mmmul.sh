@@ -7,7 +7,7 @@ gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
 
 # ---- help, implementations, usage and device errors -----------------------------------------
 expect_exit 0 mmmul --help
-grep -q '^mmmul .* -o C.mtx' "$TMP/out" && pass "--help has examples" || fail "--help lacks examples"
+grep -q '^  \$ mmmul .* -o C.mtx' "$TMP/out" && pass "--help has examples" || fail "--help lacks examples"
 grep -q 'flops = 2\*m\*n\*k' "$TMP/out" && pass "--help states the GEMM formula" || fail "--help lacks the formula"
 expect_exit 0 mmmul --list-impls
 for section in gemm spgemm spmm dsmm; do
