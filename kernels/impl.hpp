@@ -27,6 +27,13 @@ class Runner {
   }
   virtual void download() {}
   virtual std::string device_name() const { return cpu_model(); }
+  // The tuning values the runs used, defaults resolved (usually the operation's Tuning
+  // struct's to_json()); {} for an implementation that takes no tuning keys. Asked after the
+  // runs, into the record's "tuning".
+  virtual nlohmann::json tuning() const { return nlohmann::json::object(); }
+  // What the runs measured under --profile (the level travels in the operation's problem);
+  // null: no profile. Into the record's "profile".
+  virtual nlohmann::json profile() const { return nullptr; }
 };
 
 // An implementation: NAME for --impl, the DEVICE it runs on, and MAKE, which binds the
@@ -94,12 +101,16 @@ struct Measured {
   double h2d = 0, d2h = 0;
   PhaseStats compute;
   std::string device;
+  nlohmann::json tuning = nlohmann::json::object();  // Runner::tuning()
+  nlohmann::json profile;                            // Runner::profile(); null: none
 };
 
-// upload, WARMUP untimed runs, REPEAT timed runs, download.
+// upload, WARMUP untimed runs, REPEAT timed runs, download; then the tuning used and the
+// profile.
 Measured measure(Runner& r, int warmup, int repeat);
 
-// Puts the device and the h2d / compute / d2h phases into the record.
+// Puts the device, the h2d / compute / d2h phases and the tuning used into the record, and
+// the profile when there is one.
 void record_measured(TimingRecord& rec, const Measured& m);
 
 }  // namespace mm

@@ -17,11 +17,15 @@ Measured measure(Runner& r, int warmup, int repeat) {
   w.restart();
   r.download();
   m.d2h = w.seconds();
+  m.tuning = r.tuning();
+  m.profile = r.profile();
   return m;
 }
 
 void record_measured(TimingRecord& rec, const Measured& m) {
   rec.device(m.device).phase("h2d", m.h2d).phase("compute", m.compute).phase("d2h", m.d2h);
+  rec.extra("tuning", m.tuning.is_object() ? m.tuning : nlohmann::json::object());
+  if (!m.profile.is_null()) rec.extra("profile", m.profile);
 }
 
 }  // namespace mm

@@ -51,6 +51,25 @@ Cli& Cli::compute() {
       "repeat", po::value<int>(&common_.repeat)->default_value(1),
       "timed repetitions (median reported)")(
       "warmup", po::value<int>(&common_.warmup)->default_value(0), "untimed runs before timing");
+  // Tuning and profiling: every compute tool has the options; what it takes, its operations
+  // declare (tuning(), profiling()).
+  common_opts_.add_options()(
+      "tune", po::value<std::vector<std::string>>(&common_.tune)->value_name("KEY=VALUE"),
+      "set a tuning value (repeatable); '--tune help' lists the keys")(
+      "profile",
+      po::value<int>(&common_.profile)->implicit_value(1)->default_value(0)->value_name("LEVEL"),
+      "profile the operation's phases to standard error and the timing record (--profile=2: "
+      "more detail)");
+  return *this;
+}
+
+Cli& Cli::tuning(std::vector<TuneKeys> ops) {
+  tune_ops_ = std::move(ops);
+  return *this;
+}
+
+Cli& Cli::profiling() {
+  profiling_ = true;
   return *this;
 }
 
@@ -102,7 +121,12 @@ bool Cli::parse(int argc, const char* const* argv) {
   all.add(tool_opts_).add(common_opts_);
   try {
     // "-" alone is a positional (standard input), which Boost handles as a token.
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos_).run(), vm_);
+    // --profile alone is level 1 and never takes the next word (an input path) as its level;
+    // --profile=2 gives one.
+    std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+    for (auto& a : args)
+      if (a == "--profile") a = "--profile=1";
+    po::store(po::command_line_parser(args).options(all).positional(pos_).run(), vm_);
     if (vm_.count("help")) {
       std::cout << help();
       return false;
@@ -119,6 +143,17 @@ bool Cli::parse(int argc, const char* const* argv) {
   if (common_.threads > 0)
     omp_set_num_threads(common_.threads);  // every OpenMP kernel obeys --threads
   if (compute_) {
+    tune_ = TuneArgs(common_.tune);
+    if (tune_.help()) {
+      std::cout << tune_help(tool_, tune_ops_);
+      return false;
+    }
+    tune_.check_known(tool_, tune_ops_);
+    if (common_.profile < 0 || common_.profile > 2)
+      throw UsageError("--profile takes 1 or 2 (--profile alone: 1), not " +
+                       std::to_string(common_.profile));
+    if (common_.profile > 0 && !profiling_)
+      throw UsageError("--profile: " + tool_ + " has nothing to profile");
     if (common_.device != "auto" && common_.device != "cpu" && common_.device != "cuda")
       throw UsageError("--device must be auto, cpu or cuda, not '" + common_.device + "'");
     if (common_.precision != "double" && common_.precision != "single")

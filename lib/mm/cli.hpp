@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "mm/tuning.hpp"
+
 namespace mm {
 
 namespace po = boost::program_options;
@@ -23,6 +25,9 @@ struct CommonOptions {
   bool list_impls = false;
   int repeat = 1;
   int warmup = 0;
+  // Tuning and profiling (compute tools; what they take is declared by tuning() and profiling()).
+  std::vector<std::string> tune;  // --tune KEY=VALUE, repeatable; "help" lists the keys
+  int profile = 0;                // --profile[=LEVEL]: 0 off, 1 (--profile alone) or 2
 };
 
 class Cli {
@@ -32,16 +37,24 @@ class Cli {
 
   // Adds --device, --precision, --impl, --list-impls, --repeat, --warmup.
   Cli& compute();
+  // The tuning keys of the operations this tool runs (each operation's Tuning::keys()), for
+  // `--tune help` and the check of the given keys: without, every --tune key is refused.
+  // (compute() adds --tune and --profile; lib/mm/tuning.hpp tells the whole pattern.)
+  Cli& tuning(std::vector<TuneKeys> ops);
+  // One of the tool's operations reports a profile under --profile: without, it is refused.
+  Cli& profiling();
   // Tool-specific options, e.g. cli.options()("alpha", po::value<double>(), "...").
   po::options_description_easy_init options() { return tool_opts_.add_options(); }
   // A positional argument; MAX -1 takes all that remain.
   Cli& positional(const std::string& name, int max = 1);
 
-  // Parses; returns false when --help or --version was printed (exit 0).
+  // Parses; returns false when --help, --version or `--tune help` was printed (exit 0).
   // Throws UsageError on a bad command line.
   bool parse(int argc, const char* const* argv);
 
   const CommonOptions& common() const { return common_; }
+  // The parsed --tune list, its keys checked: each operation's Tuning::from() takes it.
+  const TuneArgs& tune() const { return tune_; }
   const po::variables_map& vm() const { return vm_; }
   bool has(const std::string& name) const { return vm_.count(name) > 0; }
   template <class T>
@@ -61,6 +74,9 @@ class Cli {
   CommonOptions common_;
   po::variables_map vm_;
   bool compute_ = false;
+  std::vector<TuneKeys> tune_ops_;
+  TuneArgs tune_;
+  bool profiling_ = false;
 };
 
 // Default thread count: the --threads value, or the cores available.
