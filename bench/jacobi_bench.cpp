@@ -2,6 +2,7 @@
 // device against the copy bandwidth measured in the same run (GPU: and cuSPARSE).
 //
 //   jacobi_bench [--device cpu|cuda] [--sizes N...] [--updates U] [--jsonl FILE]
+//                [--tune KEY=VALUE ...]
 //
 // Formulas: one run = ITERS = max(1, --updates / (N-2)^3) sweeps of the N^3 grid (two buffers
 // swapped, initialised outside the timing), the change ||u_new - u_old||_2 computed in every sweep
@@ -19,6 +20,8 @@
 // read + write); "vs naive" = MLUP/s / cuda-naive's. Then the 7-point system of a 128^3
 // grid: one cuSPARSE SpMV, one sweep of the system Jacobi (cuda) and one sweep of cuda-norm
 // on the same unknowns, per-sweep time and "vs cusparse" = SpMV time / sweep time.
+// --tune KEY=VALUE (repeatable; --tune help lists the keys) tunes the marching sweeps
+// (cuda-norm*) as mmjacobi's --tune does; each row says the values its sweep used.
 #include <omp.h>
 
 #include <algorithm>
@@ -105,6 +108,7 @@ struct CudaOptions {
   double updates = 1e10;  // point updates a run (the naive variant: a tenth)
   int warmup = 1, repeat = 5;
   std::string jsonl;
+  JacobiTuning tuning;  // --tune: the marching sweeps'
 };
 
 struct GpuRow {
@@ -115,7 +119,15 @@ struct GpuRow {
   std::int64_t sweeps;
   PhaseStats t;
   double mlups, gbps;
+  nlohmann::json tuning;  // what the sweep used
 };
+
+// "warps=8 chunks=3", or "-" when the sweep takes no keys.
+std::string tuning_text(const nlohmann::json& t) {
+  std::string s;
+  for (const auto& [k, v] : t.items()) s += (s.empty() ? "" : " ") + k + "=" + v.dump();
+  return s.empty() ? "-" : s;
+}
 
 template <class Make>
 const Impl<Make>& find(const ImplList<Make>& list, const std::string& name) {
@@ -133,7 +145,7 @@ GpuRow stencil_row(int dim, std::int64_t n, const std::string& name, bool every,
       1, static_cast<std::int64_t>(updates / static_cast<double>(room.interior())));
   std::vector<T> u(static_cast<std::size_t>(room.points()));
   JacobiResult res;
-  StencilProblem<T> p{room, u.data(), JacobiStop{sweeps, -1, every ? 1 : sweeps}, &res};
+  StencilProblem<T> p{room, u.data(), JacobiStop{sweeps, -1, every ? 1 : sweeps}, &res, o.tuning};
   auto r = find(stencil_impls<T>(), name).make(p);
   const Measured m = measure(*r, o.warmup, o.repeat);
   if (res.iterations != sweeps) throw std::runtime_error("jacobi_bench: wrong iteration count");
@@ -146,7 +158,8 @@ GpuRow stencil_row(int dim, std::int64_t n, const std::string& name, bool every,
           sweeps,
           m.compute,
           done / m.compute.median * 1e-6,
-          stencil_bytes<T>(room, sweeps) / m.compute.median * 1e-9};
+          stencil_bytes<T>(room, sweeps) / m.compute.median * 1e-9,
+          m.tuning};
 }
 
 int run_cuda(const CudaOptions& o) {
@@ -162,8 +175,8 @@ int run_cuda(const CudaOptions& o) {
             << ": copy bandwidth (cudaMemcpy device to device, 1 GiB, read + write) "
             << fixed(copy, 1) << " GB/s\n\n"
             << "| dim | N | impl | precision | change | sweeps/run | median ms | min ms | MLUP/s | "
-               "GB/s | of copy | vs naive |\n"
-               "|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+               "GB/s | of copy | vs naive | tuning |\n"
+               "|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   std::vector<std::pair<int, std::int64_t>> grids;
   for (const auto n : o.sizes3) grids.push_back({3, n});
   for (const auto n : o.sizes2) grids.push_back({2, n});
@@ -191,8 +204,8 @@ int run_cuda(const CudaOptions& o) {
                 << (r.every ? "every sweep" : "last sweep") << " | " << r.sweeps << " | "
                 << fixed(r.t.median * 1e3, 3) << " | " << fixed(r.t.min * 1e3, 3) << " | "
                 << fixed(r.mlups, 0) << " | " << fixed(r.gbps, 1) << " | "
-                << fixed(r.gbps / copy, 3) << " | " << fixed(r.mlups / naive, 2) << " |"
-                << std::endl;
+                << fixed(r.gbps / copy, 3) << " | " << fixed(r.mlups / naive, 2) << " | "
+                << tuning_text(r.tuning) << " |" << std::endl;
       if (js)
         js << nlohmann::json{{"dim", r.dim},
                              {"n", r.n},
@@ -208,6 +221,7 @@ int run_cuda(const CudaOptions& o) {
                              {"gbps", r.gbps},
                              {"of_copy", r.gbps / copy},
                              {"vs_naive", r.mlups / naive},
+                             {"tuning", r.tuning},
                              {"copy_gbps", copy}}
                   .dump()
            << "\n";
@@ -266,6 +280,7 @@ int main(int argc, char** argv) {
   double updates = 2e8;
   std::int64_t ref_max = 512;
   std::string jsonl, device = "cpu";
+  std::vector<std::string> tune;
   po::options_description o("jacobi_bench options");
   o.add_options()("help,h", "this help")("device", po::value(&device), "cpu or cuda")(
       "sizes", po::value(&sizes)->multitoken(), "grid points a side")(
@@ -273,17 +288,33 @@ int main(int argc, char** argv) {
       "repeat", po::value(&repeat), "timed runs")("warmup", po::value(&warmup), "untimed runs")(
       "updates", po::value(&updates), "point updates a run (sweeps = updates / (N-2)^3, >= 1)")(
       "ref-max", po::value(&ref_max), "largest N the serial ref runs at")(
-      "jsonl", po::value(&jsonl), "also write JSON lines here");
+      "jsonl", po::value(&jsonl), "also write JSON lines here")(
+      "tune", po::value(&tune), "KEY=VALUE: tune the marching sweeps (--tune help: the keys)");
   po::variables_map vm;
   if (!mm::bench::parse_options(argc, argv, o, vm, "jacobi_bench")) return 2;
   if (vm.count("help")) {
     std::cout << o << "\nFormulas: see the top of bench/jacobi_bench.cpp.\n";
     return 0;
   }
+  // The same keys, parsers and checks as mmjacobi's --tune.
+  mm::JacobiTuning tuning;
+  try {
+    const mm::TuneArgs args(tune);
+    if (args.help()) {
+      std::cout << mm::tune_help("jacobi_bench", {mm::JacobiTuning::keys()});
+      return 0;
+    }
+    args.check_known("jacobi_bench", {mm::JacobiTuning::keys()});
+    tuning = mm::JacobiTuning::from(args);
+  } catch (const mm::UsageError& e) {
+    std::cerr << "jacobi_bench: " << e.what() << "\n";
+    return 2;
+  }
   threads = threads > 0 ? threads : omp_get_num_procs();
   omp_set_num_threads(threads);
   if (device == "cuda") {
     jacobi_bench::CudaOptions c;
+    c.tuning = tuning;
     if (vm.count("sizes")) c.sizes3 = sizes;
     if (vm.count("updates")) c.updates = updates;
     c.repeat = repeat;
@@ -300,6 +331,8 @@ int main(int argc, char** argv) {
     std::cerr << "jacobi_bench: --device cpu or cuda\n";
     return 2;
   }
+  if (!tune.empty())
+    std::cerr << "jacobi_bench: warning: --tune tunes the CUDA marching sweeps, not the CPU's\n";
 
   const double copy = mm::bench::copy_gbps(std::size_t{1} << 30, threads);
   std::ofstream js;

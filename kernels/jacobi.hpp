@@ -28,6 +28,7 @@
 
 #include "impl.hpp"
 #include "mm/matrix.hpp"
+#include "mm/tuning.hpp"
 
 namespace mm {
 
@@ -134,6 +135,25 @@ HeatedRoom heated_room(int dim, std::int64_t n);
 template <class T>
 void heated_room_init(const HeatedRoom& room, T* u);
 
+// Tuning of the CUDA marching sweeps (cuda-norm and its -ry2, -ry4, -col variants); the other
+// stencil kernels and the system take none. 0 is the code's choice. --tune warps=W, chunks=C
+// (the keys, their allowed values and defaults: keys(), in jacobi_impls.cpp).
+struct JacobiTuning {
+  // Warps a block of the 3D sweep: 8 or 16 (0: 8). Warps cover whole rows of x first, so a
+  // block holds fewer where the warps along x do not divide it (the 2D sweep: 4, fixed).
+  int warps = 0;
+  // Chunks of planes (2D: rows) each column of tiles is cut into, each marched by one block
+  // (0: the fewest whose blocks fill the GPU's block slots, see stencil_plan.hpp).
+  int chunks = 0;
+
+  static const TuneKeys& keys();
+  // The keys given in ARGS; UsageError for a bad value.
+  static JacobiTuning from(const TuneArgs& args);
+  // The keys whose value is set (non-zero): a runner's resolved values hold only the keys
+  // its kernel uses.
+  nlohmann::json to_json() const;
+};
+
 // U gets the grid after the run (N^DIM values); runs start again from the initial grid.
 template <class T>
 struct StencilProblem {
@@ -141,6 +161,7 @@ struct StencilProblem {
   T* u = nullptr;
   JacobiStop stop;
   JacobiResult* result = nullptr;
+  JacobiTuning tuning;
 };
 
 template <class T>

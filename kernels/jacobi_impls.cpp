@@ -70,6 +70,37 @@ StencilMake<T> make_stencil(StencilSweep<T> sweep) {
 
 }  // namespace
 
+const TuneKeys& JacobiTuning::keys() {
+  static const TuneKeys k{
+      "jacobi stencil",
+      "--poisson2d/3d on the GPU, the marching sweeps (cuda-norm, -ry2, -ry4, -col)",
+      {{"warps", "8|16",
+        "warps a block of the 3D sweep: side by side along x over whole rows (at most 8), "
+        "the rest along y; fewer where the warps along x do not divide it (2D: 4, fixed)",
+        "8"},
+       {"chunks", "0..65535",
+        "chunks of planes (2D: rows) each column of tiles is cut into, one block marching "
+        "each; the wave-fill rule takes the fewest whose blocks fill the GPU's block slots to "
+        "95% (up to four waves)",
+        "0: the wave-fill rule"}}};
+  return k;
+}
+
+JacobiTuning JacobiTuning::from(const TuneArgs& args) {
+  JacobiTuning t;
+  const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks");
+  if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16});
+  if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
+  return t;
+}
+
+nlohmann::json JacobiTuning::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (warps) j["warps"] = warps;
+  if (chunks) j["chunks"] = chunks;
+  return j;
+}
+
 template <class I, class T>
 const ImplList<JacobiMake<I, T>>& jacobi_impls() {
   static const ImplList<JacobiMake<I, T>> list = [] {

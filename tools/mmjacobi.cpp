@@ -123,6 +123,7 @@ int run_system(const Cli& cli, const JacobiStop& stop, Device device) {
       auto runner = impl.make(p);
       const Measured m = measure(*runner, c.warmup, c.repeat);
       record_measured(rec, m);
+      warn_unused_tuning("mmjacobi", cli.tune(), m.tuning, impl.name);
       rec.impl(impl.name).work(jacobi_flops(csr, res.iterations),
                                jacobi_bytes(csr, res.iterations));
       record_outcome(rec, res, stop);
@@ -136,7 +137,8 @@ int run_system(const Cli& cli, const JacobiStop& stop, Device device) {
   });
 }
 
-int run_stencil(const Cli& cli, const JacobiStop& stop, Device device, int dim, std::int64_t n) {
+int run_stencil(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuning, Device device,
+                int dim, std::int64_t n) {
   const CommonOptions& c = cli.common();
   if (!cli.positionals("files").empty())
     throw UsageError("--poisson2d/--poisson3d take no input files");
@@ -157,7 +159,7 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, Device device, int dim, 
     const auto& impl = pick_impl(stencil_impls<T>(), "jacobi stencil", c.impl, device);
     Stopwatch w;
     JacobiResult res;
-    StencilProblem<T> p{room, nullptr, stop, &res};
+    StencilProblem<T> p{room, nullptr, stop, &res, tuning};
     // A CUDA runner refuses a room larger than the free device memory when it is made (exit 4,
     // naming the bytes asked and free): made once before the host allocates its grid.
     if (impl.device == Device::cuda) impl.make(p);
@@ -169,6 +171,7 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, Device device, int dim, 
 
     const Measured m = measure(*runner, c.warmup, c.repeat);
     record_measured(rec, m);
+    warn_unused_tuning("mmjacobi", cli.tune(), m.tuning, impl.name);
     rec.impl(impl.name).work(stencil_flops(room, res.iterations),
                              stencil_bytes<T>(room, res.iterations));
     const double mlups = m.compute.median > 0
@@ -199,9 +202,10 @@ int run(const Cli& cli) {
   const bool p2 = cli.has("poisson2d"), p3 = cli.has("poisson3d");
   if (p2 && p3) throw UsageError("give --poisson2d or --poisson3d, not both");
   const JacobiStop stop = parse_stop(cli);
+  const JacobiTuning tuning = JacobiTuning::from(cli.tune());  // bad values: exit 2, now
   const Device device = resolve_device(c.device, c.verbose, "mmjacobi");
   if (p2 || p3)
-    return run_stencil(cli, stop, device, p3 ? 3 : 2,
+    return run_stencil(cli, stop, tuning, device, p3 ? 3 : 2,
                        cli.get<std::int64_t>(p3 ? "poisson3d" : "poisson2d"));
   return run_system(cli, stop, device);
 }
@@ -233,6 +237,7 @@ int main(int argc, char** argv) {
         "Implementations: ref and cpu (GPU: cuda) for A b; ref-stencil and cpu-stencil (GPU:\n"
         "cuda-norm, cuda-coalesced, cuda-naive) for --poisson*; --device auto picks the GPU's\n"
         "when one exists. GPU times are kernel time (events), transfers reported apart.\n"
+        "Tuning of the CUDA marching sweeps: --tune warps=8|16, --tune chunks=C (--tune help).\n"
         "Work per iteration: system flops = 2*nnz + 3*n (x4 complex), bytes = nnz*(value+index)\n"
         "+ (n+1)*index + 4*n*value; grid flops = 8 (2D: 6) and bytes = 2*value (16 B double) per\n"
         "interior point.",
@@ -241,8 +246,9 @@ int main(int argc, char** argv) {
         "mmjacobi A.mtx b.mtx --max-iter 50 --impl ref --precision single\n"
         "mmgen rhs A.mtx | mmjacobi A.mtx - --tol 1e-10 --check-every 10 --timing -\n"
         "mmjacobi --poisson3d 128 --max-iter 1000 --tol 1e-6 --check-every 50 -o room.mtx\n"
+        "mmjacobi --poisson3d 512 --max-iter 200 --device cuda --tune warps=16 -q --timing -\n"
         "mmjacobi --poisson2d 256 --tol 1e-8 --impl ref-stencil --threads 1 -q --timing t.jsonl");
-    cli.compute().positional("files", -1);
+    cli.compute().tuning({mm::JacobiTuning::keys()}).positional("files", -1);
     cli.options()("max-iter", mm::po::value<std::int64_t>(),
                   "iterations at most (fixed count without --tol)")(
         "tol", mm::po::value<double>(), "stop when ||x_k - x_{k-1}||_2 <= T")(

@@ -138,11 +138,11 @@ __device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, s
 // buffers hold the same walls). The change accumulates in registers and is reduced once per
 // block. Measured on the H200 (double, change every sweep, N = 256 / 384 / 512, fraction of
 // a device copy's bandwidth): RY 1 0.83 / 0.84 / 0.82 with the chunks cut by wave fill
-// (jacobi.cu, march_chunks; 0.81 / 0.82 / 0.78 with one wave of whole chunks); RY 2 0.74 /
+// (stencil_plan.hpp, march_chunks; 0.81 / 0.82 / 0.78 with one wave of whole chunks); RY 2 0.74 /
 // 0.74 / 0.69; RY 4 0.61 / 0.58 / 0.55 (registers: fewer warps, fewer loads in flight); RY 2
 // on 64 x 16 tiles of one warp along x 0.74 / 0.74 / 0.70; the old cuda-partials 0.57 / 0.67 /
 // 0.67. The 2D sweep 0.85. Single precision RY 1: 0.73 / 0.84 / 0.87.
-// Bounded for 512 threads (MM_JACOBI_WARPS=16), and RY 1 for three such blocks a
+// Bounded for 512 threads (--tune warps=16), and RY 1 for three such blocks a
 // multiprocessor: ptxas then gives it 40 registers in both precisions (44 before). Single
 // precision ran at 0.87 of the copy at N = 512 with 40 against 0.78 with 44; double at 0.83
 // against 0.81 at N = 256, the same at 384 and 512 (H200, same run).

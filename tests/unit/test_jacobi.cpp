@@ -259,7 +259,7 @@ std::vector<T> run_stencil(const Impl<StencilMake<T>>& impl, int dim, std::int64
                            const JacobiStop& stop, JacobiResult& res) {
   const HeatedRoom room = heated_room(dim, n);
   std::vector<T> u(static_cast<std::size_t>(room.points()), test::poison<T>());
-  StencilProblem<T> p{room, u.data(), stop, &res};
+  StencilProblem<T> p{room, u.data(), stop, &res, {}};
   auto r = impl.make(p);
   r->upload();
   r->run();
@@ -536,7 +536,7 @@ TEST(Stencil, CudaSmallGridsByHand) {
     EXPECT_EQ(r.norm, 0.0) << impl.name;
     const HeatedRoom room = heated_room(3, 5);
     std::vector<double> g(static_cast<std::size_t>(room.points()), test::poison<double>());
-    StencilProblem<double> p{room, g.data(), JacobiStop{1, -1, 1}, &r};
+    StencilProblem<double> p{room, g.data(), JacobiStop{1, -1, 1}, &r, {}};
     auto runner = impl.make(p);
     runner->upload();
     runner->run();
@@ -561,7 +561,7 @@ TEST(Stencil, CudaRoomLargerThanTheDeviceIsRefused) {
   for (const auto& impl : stencil_impls<double>()) {
     if (impl.device != Device::cuda) continue;
     JacobiResult r;
-    StencilProblem<double> p{room, nullptr, JacobiStop{1, -1, 1}, &r};
+    StencilProblem<double> p{room, nullptr, JacobiStop{1, -1, 1}, &r, {}};
     try {
       auto runner = impl.make(p);
       ADD_FAILURE() << impl.name << ": a 1.024 TB room was accepted";

@@ -1,0 +1,143 @@
+// The launch shapes of the CUDA heated-room sweeps (kernels/cuda/jacobi.cu), planned on the
+// host from the room, the GPU's size and the tuning (JacobiTuning): plain C++, no CUDA, so the
+// rules are tested on any machine (tests/unit/test_jacobi.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "jacobi.hpp"
+#include "mm/error.hpp"
+
+namespace mm::stencil {
+
+// Tuning. A block of the plain sweeps is 256 threads; the coalesced stencil lays them out as a
+// 32 x 8 tile of (x, y), a warp along x (256 B of doubles per row). Its 3D tile marches along
+// z through a chunk of planes; the chunks are cut so that the grid holds kWaves full waves of
+// blocks (one wave: every multiprocessor full, 2048 threads each), enough loads in flight.
+constexpr int kThreads = 256;
+constexpr int kTileX = 32;
+constexpr int kTileY = kThreads / kTileX;
+constexpr int kWaves = 4;
+constexpr std::int64_t kMaxGridYZ = 65535;
+// Warps a block of the 3D marching sweep unless --tune warps=16. On the H200 (double, the
+// change every sweep, fraction of the copy), 16 warps ran at 0.76 / 0.83 / 0.79 at N = 256 /
+// 384 / 512; 8 warps at 0.79 at 512 in the same run, 0.81 / 0.82 at 256 / 384 in earlier ones.
+constexpr int kMarchWarps = 8;
+// Warps a block of the 2D marching sweep (fixed: its kernel is bounded for 32 * 4 threads).
+constexpr int kMarch2Warps = 4;
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// A sweep's launch: the grid (2D sweeps leave gz 1), threads a block, and for the marching
+// and 3D coalesced sweeps the planes (2D: rows) a block marches through and their count.
+struct Launch {
+  std::int64_t gx = 1, gy = 1, gz = 1;
+  int threads = kThreads;
+  int wx = 1;               // 3D marching: warps side by side along x
+  std::int64_t chunk = 1;   // planes (rows) a block marches through
+  std::int64_t chunks = 1;  // chunks each column of tiles is cut into
+  std::int64_t blocks() const { return gx * gy * gz; }
+};
+
+// The vector width of the marching sweeps: the widest (8 or 16 bytes) whose count of values
+// divides N, so that every row starts aligned.
+inline int march_vector(std::size_t value_bytes, std::int64_t n) {
+  return value_bytes == 4 && n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+}
+
+// Chunks of planes (rows in 2D) each column of TILES tiles is cut into, at most MOST, for
+// RESIDENT block slots: REQUESTED when > 0 (--tune chunks=C), else the wave-fill rule: the
+// fewest whose blocks fill their waves to 95% or more (up to four waves), else the best
+// filling found, so that no slot idles for the whole sweep (at N = 512 in double one chunk
+// left 510 blocks on 792 slots).
+inline std::int64_t march_chunks(std::int64_t tiles, std::int64_t resident, std::int64_t most,
+                                 int requested) {
+  if (requested > 0) return std::min<std::int64_t>(requested, most);
+  std::int64_t best = 1;
+  double best_fill = 0;
+  for (std::int64_t c = 1; c <= most && (c == 1 || tiles * c <= 4 * resident); ++c) {
+    const std::int64_t blocks = tiles * c, waves = ceil_div(blocks, resident);
+    const double fill = static_cast<double>(blocks) / static_cast<double>(waves * resident);
+    if (fill >= 0.95) return c;
+    if (fill > best_fill) best = c, best_fill = fill;
+  }
+  return best;
+}
+
+// The marching sweep (cuda-norm*) of ROOM with VEC values a vector, RY rows of y a thread
+// (3D), COL for one warp along x (march_col); SMS multiprocessors, PER_SM(threads) the blocks
+// of that many threads resident on one (the kernel's occupancy). One wave: every block
+// resident at once, each marching one chunk of planes (rows in 2D); the two planes before a
+// chunk are the only ones read twice.
+template <class PerSm>
+Launch plan_march(const HeatedRoom& room, int vec, int ry, bool col, const JacobiTuning& t,
+                  std::int64_t sms, PerSm&& per_sm) {
+  if (t.warps != 0 && t.warps != 8 && t.warps != 16)
+    throw std::invalid_argument("JacobiTuning::warps must be 0, 8 or 16, not " +
+                                std::to_string(t.warps));
+  const std::int64_t n = room.n, m = n - 2;
+  Launch l;
+  if (room.dim == 3) {
+    // Warps side by side along x (at most 8 a block) to cover whole rows, the rest of the
+    // block's warps along y; march_col: one warp along x, the rest along y.
+    const std::int64_t row_warps = ceil_div(n, 32 * std::int64_t{vec});
+    l.gx = col ? row_warps : ceil_div(row_warps, 8);
+    l.wx = static_cast<int>(ceil_div(row_warps, l.gx));
+    const int wy = std::max(1, (t.warps ? t.warps : kMarchWarps) / l.wx);
+    l.threads = 32 * l.wx * wy;
+    l.gy = ceil_div(m, std::int64_t{wy} * ry);
+    if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
+  } else {
+    l.threads = 32 * kMarch2Warps;
+    l.gx = ceil_div(n, std::int64_t{l.threads} * vec);
+  }
+  const std::int64_t resident = std::max<std::int64_t>(1, per_sm(l.threads)) * sms;
+  l.chunk = ceil_div(m, march_chunks(l.gx * l.gy, resident, std::min(m, kMaxGridYZ), t.chunks));
+  l.chunks = ceil_div(m, l.chunk);  // no empty chunk at the end
+  (room.dim == 3 ? l.gz : l.gy) = l.chunks;
+  return l;
+}
+
+// The naive sweep: a thread per interior point.
+inline Launch plan_naive(const HeatedRoom& room) {
+  Launch l;
+  l.gx = ceil_div(room.interior(), kThreads);
+  return l;
+}
+
+// The coalesced and partials sweeps: 32 x 8 tiles of (x, y); in 2D the grid strides along y
+// past 65535 tiles, in 3D each column of tiles is cut into chunks of planes for kWaves waves of
+// SMS multiprocessors.
+inline Launch plan_tiled(const HeatedRoom& room, std::int64_t sms) {
+  const std::int64_t m = room.n - 2;
+  Launch l;
+  l.gx = ceil_div(m, kTileX);
+  if (room.dim == 2) {
+    l.gy = std::min(ceil_div(m, kTileY), kMaxGridYZ);
+    return l;
+  }
+  l.gy = ceil_div(m, kTileY);
+  if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
+  const std::int64_t wave = sms * (2048 / kThreads);
+  const std::int64_t chunks =
+      std::clamp<std::int64_t>(ceil_div(kWaves * wave, l.gx * l.gy), 1, std::min(m, kMaxGridYZ));
+  l.chunk = ceil_div(m, chunks);
+  l.chunks = l.gz = ceil_div(m, l.chunk);  // no empty chunk at the end
+  return l;
+}
+
+// The tuning a marching launch L of a DIM-dimensional room used (warps: 3D only).
+inline JacobiTuning march_tuning(const Launch& l, int dim) {
+  JacobiTuning used;
+  if (dim == 3) used.warps = l.threads / 32;
+  used.chunks = static_cast<int>(l.chunks);
+  return used;
+}
+
+}  // namespace mm::stencil

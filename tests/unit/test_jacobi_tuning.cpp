@@ -1,0 +1,269 @@
+// Jacobi's tuning: JacobiTuning's keys and parsing, the launch plans of the CUDA stencil sweeps
+// (stencil_plan.hpp: host code, tested everywhere), and on a GPU the marching sweeps under
+// every tuning against the reference, reporting the values they used.
+#include <gtest/gtest.h>
+
+#include "cuda/stencil_plan.hpp"
+#include "gpu.hpp"
+#include "jacobi.hpp"
+#include "mm/error.hpp"
+#include "random_matrices.hpp"
+
+namespace mm {
+namespace {
+
+JacobiTuning parse(const std::vector<std::string>& items) {
+  return JacobiTuning::from(TuneArgs(items));
+}
+
+std::string usage_error(const std::vector<std::string>& items) {
+  try {
+    parse(items);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "no UsageError";
+}
+
+TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
+  const TuneKeys& k = JacobiTuning::keys();
+  ASSERT_EQ(k.keys.size(), 2u);
+  EXPECT_EQ(k.keys[0].name, "warps");
+  EXPECT_EQ(k.keys[0].allowed, "8|16");
+  EXPECT_EQ(k.keys[0].fallback, "8");
+  EXPECT_EQ(k.keys[1].name, "chunks");
+  EXPECT_EQ(k.keys[1].allowed, "0..65535");
+  EXPECT_EQ(k.keys[1].fallback, "0: the wave-fill rule");
+  for (const auto& key : k.keys) {
+    EXPECT_FALSE(key.meaning.empty()) << key.name;
+    EXPECT_FALSE(key.experimental) << key.name;
+  }
+}
+
+TEST(JacobiTuning, FromTakesEachKey) {
+  const JacobiTuning none = parse({});
+  EXPECT_EQ(none.warps, 0);
+  EXPECT_EQ(none.chunks, 0);
+  EXPECT_EQ(none.to_json(), nlohmann::json::object());
+  const JacobiTuning t = parse({"warps=16", "chunks=5"});
+  EXPECT_EQ(t.warps, 16);
+  EXPECT_EQ(t.chunks, 5);
+  EXPECT_EQ(t.to_json(), (nlohmann::json{{"warps", 16}, {"chunks", 5}}));
+  EXPECT_EQ(parse({"warps=8"}).warps, 8);
+  EXPECT_EQ(parse({"chunks=0"}).chunks, 0);
+  EXPECT_EQ(parse({"chunks=65535"}).chunks, 65535);
+  // Every declared key is read: a value for it shows in to_json().
+  for (const auto& [key, value] : {std::pair{"warps", "16"}, std::pair{"chunks", "3"}})
+    EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
+}
+
+TEST(JacobiTuning, BadValuesAreUsageErrorsNamingTheAllowedOnes) {
+  EXPECT_EQ(usage_error({"warps=9"}), "--tune warps=9: warps takes 8|16");
+  EXPECT_EQ(usage_error({"warps=0"}), "--tune warps=0: warps takes 8|16");
+  EXPECT_EQ(usage_error({"chunks=-1"}), "--tune chunks=-1: chunks takes 0..65535");
+  EXPECT_EQ(usage_error({"chunks=65536"}), "--tune chunks=65536: chunks takes 0..65535");
+  EXPECT_EQ(usage_error({"chunks=four"}), "--tune chunks=four: chunks takes 0..65535");
+}
+
+// ---- the launch plans (host code) ------------------------------------------------------------
+
+using stencil::Launch;
+
+// An H200-like GPU: 132 multiprocessors, 6 blocks of 256 threads resident a multiprocessor
+// (3 of 512, 12 of 128).
+constexpr std::int64_t kSms = 132;
+int per_sm(int threads) {
+  return 1536 / threads;
+}
+
+Launch march(int dim, std::int64_t n, int ry, bool col, JacobiTuning t, std::size_t bytes = 8) {
+  const HeatedRoom room = heated_room(dim, n);
+  return stencil::plan_march(room, stencil::march_vector(bytes, n), ry, col, t, kSms, per_sm);
+}
+
+TEST(StencilPlan, VectorWidthDividesTheRow) {
+  EXPECT_EQ(stencil::march_vector(8, 64), 2);
+  EXPECT_EQ(stencil::march_vector(8, 65), 1);
+  EXPECT_EQ(stencil::march_vector(4, 64), 4);
+  EXPECT_EQ(stencil::march_vector(4, 66), 2);
+  EXPECT_EQ(stencil::march_vector(4, 67), 1);
+}
+
+TEST(StencilPlan, WaveFillRuleAndRequestedChunks) {
+  // N = 512 in double: 510 tiles on 792 slots; 1 and 2 chunks fill 64% of their waves,
+  // 3 chunks 1530 / 1584 = 96.6%.
+  EXPECT_EQ(stencil::march_chunks(510, 792, 510, 0), 3);
+  EXPECT_EQ(stencil::march_chunks(792, 792, 510, 0), 1);  // one full wave
+  EXPECT_EQ(stencil::march_chunks(510, 792, 2, 0), 1);    // at most 2: the better filling
+  EXPECT_EQ(stencil::march_chunks(510, 792, 510, 7), 7);  // requested
+  EXPECT_EQ(stencil::march_chunks(510, 792, 5, 7), 5);    // at most MOST
+}
+
+TEST(StencilPlan, March3DDefaultsAndTuning) {
+  // N = 512 double: vectors of 2, 8 warps a row side by side, one row of y a block.
+  Launch l = march(3, 512, 1, false, {});
+  EXPECT_EQ(l.threads, 256);
+  EXPECT_EQ(l.wx, 8);
+  EXPECT_EQ(l.gx, 1);
+  EXPECT_EQ(l.gy, 510);
+  EXPECT_EQ(l.chunks, 3);
+  EXPECT_EQ(l.chunk, 170);
+  EXPECT_EQ(l.gz, 3);
+  EXPECT_EQ(l.blocks(), 1530);
+  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(), (nlohmann::json{{"warps", 8}, {"chunks", 3}}));
+  // 16 warps: two rows of y a block, 3 blocks a multiprocessor.
+  l = march(3, 512, 1, false, {16, 0});
+  EXPECT_EQ(l.threads, 512);
+  EXPECT_EQ(l.gy, 255);
+  EXPECT_EQ(l.chunks, 3);
+  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(), (nlohmann::json{{"warps", 16}, {"chunks", 3}}));
+  // Chunks asked for: 510 planes in 7 chunks of 73.
+  l = march(3, 512, 1, false, {0, 7});
+  EXPECT_EQ(l.chunk, 73);
+  EXPECT_EQ(l.chunks, 7);
+  EXPECT_EQ(l.gz, 7);
+  EXPECT_EQ(l.threads, 256);
+  // Fewer warps where the row's warps do not divide 8: N = 130 takes 3 along x, 2 along y.
+  l = march(3, 130, 1, false, {});
+  EXPECT_EQ(l.wx, 3);
+  EXPECT_EQ(l.threads, 6 * 32);
+  EXPECT_EQ(stencil::march_tuning(l, 3).warps, 6);
+  // march_col: one warp along x, the rest along y, 2 rows a thread.
+  l = march(3, 512, 2, true, {16, 0});
+  EXPECT_EQ(l.gx, 8);
+  EXPECT_EQ(l.wx, 1);
+  EXPECT_EQ(l.threads, 512);
+  EXPECT_EQ(l.gy, 16);  // 510 rows / (16 warps * 2 rows)
+}
+
+TEST(StencilPlan, ChunksUsedAreWhatTheRoomAllows) {
+  // N = 12: 10 planes. 4 chunks of 3; 7 asked, 5 of 2 (no empty chunk); 100 asked, 10 of 1.
+  EXPECT_EQ(march(3, 12, 1, false, {0, 4}).chunks, 4);
+  Launch l = march(3, 12, 1, false, {0, 7});
+  EXPECT_EQ(l.chunk, 2);
+  EXPECT_EQ(l.chunks, 5);
+  EXPECT_EQ(stencil::march_tuning(l, 3).chunks, 5);
+  l = march(3, 12, 1, false, {0, 100});
+  EXPECT_EQ(l.chunk, 1);
+  EXPECT_EQ(l.chunks, 10);
+}
+
+TEST(StencilPlan, March2DTakesChunksOnly) {
+  // N = 8192 double: 4 warps a block, 32 blocks across a row; warps is not a 2D key.
+  const Launch l = march(2, 8192, 1, false, {16, 9});
+  EXPECT_EQ(l.threads, 128);
+  EXPECT_EQ(l.gx, 32);
+  EXPECT_EQ(l.gy, 9);
+  EXPECT_EQ(l.gz, 1);
+  EXPECT_EQ(l.chunk, 910);  // 8190 rows / 9
+  EXPECT_EQ(stencil::march_tuning(l, 2).to_json(), (nlohmann::json{{"chunks", 9}}));
+  // Single precision, N divisible by 4: vectors of 4.
+  EXPECT_EQ(march(2, 8192, 1, false, {}, 4).gx, 16);
+}
+
+TEST(StencilPlan, RefusesWhatCannotLaunch) {
+  EXPECT_THROW(march(3, 1000000, 1, false, {}), DeviceError);
+  EXPECT_THROW(march(3, 64, 1, false, {9, 0}), std::invalid_argument);
+}
+
+TEST(StencilPlan, PlainSweeps) {
+  Launch l = stencil::plan_naive(heated_room(3, 5));
+  EXPECT_EQ(l.gx, 1);
+  EXPECT_EQ(l.blocks(), 1);
+  l = stencil::plan_naive(heated_room(2, 1002));
+  EXPECT_EQ(l.gx, 3907);  // 10^6 points / 256
+  // 3D N = 100: 4 x 13 tiles; 4 waves of 1056 blocks ask for 82 chunks: chunks of 2, 49 of them.
+  l = stencil::plan_tiled(heated_room(3, 100), kSms);
+  EXPECT_EQ(l.gx, 4);
+  EXPECT_EQ(l.gy, 13);
+  EXPECT_EQ(l.chunk, 2);
+  EXPECT_EQ(l.gz, 49);
+  l = stencil::plan_tiled(heated_room(2, 8192), kSms);
+  EXPECT_EQ(l.gx, 256);
+  EXPECT_EQ(l.gy, 1024);
+  EXPECT_EQ(l.gz, 1);
+}
+
+// ---- on the GPU ------------------------------------------------------------------------------
+
+template <class T>
+const Impl<StencilMake<T>>& stencil_impl(const std::string& name) {
+  for (const auto& i : stencil_impls<T>())
+    if (i.name == name) return i;
+  throw std::logic_error("no stencil implementation " + name);
+}
+
+// IMPL's grid after STOP from the initial one, with TUNING; USED gets what it reports.
+template <class T>
+std::vector<T> run_tuned(const Impl<StencilMake<T>>& impl, int dim, std::int64_t n,
+                         const JacobiStop& stop, const JacobiTuning& tuning, JacobiResult& res,
+                         nlohmann::json& used) {
+  const HeatedRoom room = heated_room(dim, n);
+  std::vector<T> u(static_cast<std::size_t>(room.points()), test::poison<T>());
+  StencilProblem<T> p{room, u.data(), stop, &res, tuning};
+  auto r = impl.make(p);
+  const Measured m = measure(*r, 0, 2);
+  used = m.tuning;
+  return u;
+}
+
+template <class T>
+class TunedStencil : public ::testing::Test {};
+using RealTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TunedStencil, RealTypes);
+
+// Every marching sweep under every tuning against ref-stencil, 2D and 3D, reporting the
+// warps (3D) and chunks it used; the other CUDA sweeps report none.
+TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& ref = stencil_impl<T>("ref-stencil");
+  int ran = 0;
+  for (const int dim : {2, 3}) {
+    for (const std::int64_t n : {5, 33, 130, 200}) {
+      const JacobiStop stop{7, -1, 2};
+      JacobiResult want_r;
+      nlohmann::json none;
+      const auto want = run_tuned(ref, dim, n, stop, {}, want_r, none);
+      EXPECT_EQ(none, nlohmann::json::object());
+      for (const auto& impl : stencil_impls<T>()) {
+        if (impl.device != Device::cuda) continue;
+        const bool marching = impl.name.rfind("cuda-norm", 0) == 0;
+        for (const JacobiTuning t : {JacobiTuning{}, JacobiTuning{16, 0}, JacobiTuning{8, 1},
+                                     JacobiTuning{16, 5}, JacobiTuning{0, 65535}}) {
+          JacobiResult got_r;
+          nlohmann::json used;
+          const auto got = run_tuned(impl, dim, n, stop, t, got_r, used);
+          const std::string what = impl.name + " " + std::to_string(dim) +
+                                   "D N=" + std::to_string(n) + " tuning " + t.to_json().dump() +
+                                   " used " + used.dump();
+          EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+          EXPECT_NEAR(got_r.norm, want_r.norm, 1e-5 * want_r.norm) << what;
+          test::expect_close(got, want, test::tolerance<T>(8), what);
+          if (!marching) {
+            EXPECT_EQ(used, nlohmann::json::object()) << what;
+            continue;
+          }
+          ASSERT_TRUE(used.contains("chunks")) << what;
+          const std::int64_t chunks = used["chunks"].get<std::int64_t>();
+          EXPECT_GE(chunks, 1) << what;
+          EXPECT_LE(chunks, n - 2) << what;
+          if (t.chunks > 0) {
+            EXPECT_EQ(chunks, std::min<std::int64_t>(t.chunks, n - 2)) << what;
+          }
+          EXPECT_EQ(used.contains("warps"), dim == 3) << what;
+          if (dim == 3) {
+            const int warps = used["warps"].get<int>();
+            EXPECT_LE(warps, t.warps ? t.warps : 8) << what;
+            EXPECT_GE(warps, 6) << what;  // 3 warps along x at most here
+          }
+          ++ran;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ran, 2 * 4 * 4 * 5) << "expected cuda-norm, -ry2, -ry4 and -col";
+}
+
+}  // namespace
+}  // namespace mm
