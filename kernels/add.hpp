@@ -74,7 +74,7 @@ template <class I, class T>
 const ImplList<AddMake<I, T>>& add_impls();
 
 // The implementation for operands of KIND and SIZE elements or entries on THREADS threads:
-// --impl NAME (which must handle them; InputError otherwise), else the first listed for DEVICE
+// --impl NAME (which must handle them; InputError otherwise), else the first product one for DEVICE
 // that handles them and whose min_size and min_threads are reached.
 // Throws UsageError / InputError / DeviceError.
 template <class I, class T>

@@ -204,8 +204,8 @@ const Impl<AddMake<I, T>>& pick_add_impl(unsigned kind, std::int64_t size, int t
     return i;
   }
   for (const auto& i : list)
-    if (i.device == device && (i.make.kinds & kind) && size >= i.make.min_size &&
-        threads >= i.make.min_threads)
+    if (i.device == device && !i.experimental() && (i.make.kinds & kind) &&
+        size >= i.make.min_size && threads >= i.make.min_threads)
       return i;
   throw DeviceError(std::string("no ") + device_word(device) + " implementation of add for " +
                     add_kinds_text(kind));

@@ -36,14 +36,22 @@ class Runner {
   virtual nlohmann::json profile() const { return nullptr; }
 };
 
-// An implementation: NAME for --impl, the DEVICE it runs on, and MAKE, which binds the
-// operation's arguments into a Runner (its signature is the operation's own).
+// Whom an implementation is for. product: the ones a user chooses among (the default, the
+// teaching variants, the vendor libraries). experimental: research variants kept for the
+// comparison and tested like the others, but never a default and listed by --list-impls --all
+// only.
+enum class ImplKind { product, experimental };
+
+// An implementation: NAME for --impl, the DEVICE it runs on, MAKE, which binds the
+// operation's arguments into a Runner (its signature is the operation's own), and its KIND.
 template <class Make>
 struct Impl {
   std::string name;
   Device device;
   std::string description;
   Make make;
+  ImplKind kind = ImplKind::product;
+  bool experimental() const { return kind == ImplKind::experimental; }
 };
 
 template <class Make>
@@ -53,13 +61,13 @@ inline const char* device_word(Device d) {
   return d == Device::cuda ? "cuda" : "cpu";
 }
 
-// --impl NAME when given, else the first one listed for DEVICE (lists are ordered best
-// first); with --device auto on a GPU machine, the first CPU one when the operation has
-// no CUDA implementation.
+// --impl NAME when given (an experimental one too), else the first product implementation
+// listed for DEVICE (lists are ordered best first); with --device auto on a GPU machine, the
+// first CPU one when the operation has no CUDA implementation.
 template <class Make>
 const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op,
                             const std::string& name, Device device) {
-  std::string names;
+  std::string names, experimental;
   for (const auto& i : list) {
     if (!name.empty() && i.name == name) {
       if (!device_was_auto() && i.device != device)  // asked for one device, named another's
@@ -71,28 +79,33 @@ const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op,
       }
       return i;
     }
-    names += (names.empty() ? "" : ", ") + i.name;
+    std::string& to = i.experimental() ? experimental : names;
+    to += (to.empty() ? "" : ", ") + i.name;
   }
+  if (!experimental.empty()) names += " (experimental: " + experimental + ")";
   if (!name.empty())
     throw UsageError("unknown --impl '" + name + "' for " + op + "; one of: " + names);
   for (const auto& i : list)
-    if (i.device == device) return i;
+    if (i.device == device && !i.experimental()) return i;
   if (device == Device::cuda && device_was_auto()) {  // --device auto: the CPU will do
     for (const auto& i : list)
-      if (i.device == Device::cpu) return i;
+      if (i.device == Device::cpu && !i.experimental()) return i;
   }
   throw DeviceError(std::string("no ") + device_word(device) + " implementation of " + op +
                     " (available: " + names + ")");
 }
 
+// One line an implementation: name, device, description. ALL (--list-impls --all): the
+// experimental ones too, marked so at the end of their line.
 template <class Make>
-std::string format_impls(const ImplList<Make>& list) {
+std::string format_impls(const ImplList<Make>& list, bool all = false) {
   std::ostringstream s;
   for (const auto& i : list) {
+    if (i.experimental() && !all) continue;
     s << i.name;
     for (std::size_t k = i.name.size(); k < 16; ++k) s << ' ';
     s << device_word(i.device) << (i.device == Device::cuda ? "  " : "   ") << i.description
-      << "\n";
+      << (i.experimental() ? "  [experimental]" : "") << "\n";
   }
   return s.str();
 }

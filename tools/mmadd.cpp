@@ -53,7 +53,7 @@ bool integral(std::complex<double> s) {
 int run(const Cli& cli) {
   const CommonOptions& c = cli.common();
   if (c.list_impls) {
-    std::cout << format_impls(add_impls<std::int32_t, double>());
+    std::cout << format_impls(add_impls<std::int32_t, double>(), c.list_all);
     return 0;
   }
   const auto files = cli.positionals("files");

@@ -195,8 +195,8 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuni
 int run(const Cli& cli) {
   const CommonOptions& c = cli.common();
   if (c.list_impls) {
-    std::cout << format_impls(jacobi_impls<std::int32_t, double>())
-              << format_impls(stencil_impls<double>());
+    std::cout << format_impls(jacobi_impls<std::int32_t, double>(), c.list_all)
+              << format_impls(stencil_impls<double>(), c.list_all);
     return 0;
   }
   const bool p2 = cli.has("poisson2d"), p3 = cli.has("poisson3d");

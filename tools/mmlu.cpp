@@ -58,7 +58,7 @@ std::vector<MtxMatrix> split_factors(const Dense<T>& lu, const std::vector<std::
 int run(const Cli& cli) {
   const CommonOptions& c = cli.common();
   if (c.list_impls) {
-    std::cout << format_impls(lu_impls<double>());
+    std::cout << format_impls(lu_impls<double>(), c.list_all);
     return 0;
   }
   const auto files = cli.positionals("A");

@@ -131,8 +131,8 @@ int run_sparse(Context& x, Mode mode, const Input& a, const Input& b, T alpha) {
 }
 
 template <class Make>
-void list_section(Mode m, const ImplList<Make>& l) {
-  std::cout << mode_title(m) << ":\n" << format_impls(l);
+void list_section(Mode m, const ImplList<Make>& l, bool all) {
+  std::cout << mode_title(m) << ":\n" << format_impls(l, all);
 }
 
 int run(const Cli& cli) {
@@ -145,10 +145,11 @@ int run(const Cli& cli) {
     auto list = [&]<class T>() {
       using I = std::int32_t;
       const bool all = mode_word == "auto";
-      if (all || mode_word == "gemm") list_section(Mode::gemm, gemm_impls<T>());
-      if (all || mode_word == "spgemm") list_section(Mode::spgemm, spgemm_impls<I, T>());
-      if (all || mode_word == "spmm") list_section(Mode::spmm, spmm_impls<I, T>());
-      if (all || mode_word == "dsmm") list_section(Mode::dsmm, dsmm_impls<I, T>());
+      if (all || mode_word == "gemm") list_section(Mode::gemm, gemm_impls<T>(), c.list_all);
+      if (all || mode_word == "spgemm")
+        list_section(Mode::spgemm, spgemm_impls<I, T>(), c.list_all);
+      if (all || mode_word == "spmm") list_section(Mode::spmm, spmm_impls<I, T>(), c.list_all);
+      if (all || mode_word == "dsmm") list_section(Mode::dsmm, dsmm_impls<I, T>(), c.list_all);
     };
     if (c.precision == "single")
       list.operator()<float>();

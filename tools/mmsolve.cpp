@@ -64,19 +64,19 @@ std::pair<SolveMethod, std::string> choose_method(const MtxHeader& h, const Csr<
   return {SolveMethod::gmres, "sparse, not symmetric positive, complex"};
 }
 
-std::string list_all() {
+std::string list_impls(bool all) {
   std::ostringstream s;
   for (auto m : {SolveMethod::lu, SolveMethod::gauss, SolveMethod::umfpack, SolveMethod::cg,
                  SolveMethod::bicgstab, SolveMethod::gmres})
     s << "--method " << method_name(m) << ":\n"
-      << format_impls(solve_impls<std::int32_t, double>(m));
+      << format_impls(solve_impls<std::int32_t, double>(m), all);
   return s.str();
 }
 
 int run(const Cli& cli) {
   const CommonOptions& c = cli.common();
   if (c.list_impls) {
-    std::cout << list_all();
+    std::cout << list_impls(c.list_all);
     return 0;
   }
   const auto files = cli.positionals("files");

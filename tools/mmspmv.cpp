@@ -45,7 +45,7 @@ Csr<I, T> expanded_pattern(const Csr<I, T>& stored) {
 int run(const Cli& cli) {
   const CommonOptions& c = cli.common();
   if (c.list_impls) {
-    std::cout << format_impls(spmv_impls<std::int32_t, double>());
+    std::cout << format_impls(spmv_impls<std::int32_t, double>(), c.list_all);
     return 0;
   }
   const auto files = cli.positionals("files");

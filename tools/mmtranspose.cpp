@@ -200,18 +200,23 @@ MtxMatrix sparse(const Job& j) {
   });
 }
 
-void list_impls() {
+// The lists of --precision (the dense kernels differ by value type).
+template <class T>
+void list_impls(bool all) {
   std::cout << "dense, out of place (array files):\n"
-            << format_impls(transpose_dense_impls<double>())
+            << format_impls(transpose_dense_impls<T>(), all)
             << "\ndense, in place (--in-place, square array files):\n"
-            << format_impls(transpose_inplace_impls<double>()) << "\nsparse (coordinate files):\n"
-            << format_impls(transpose_csr_impls<std::int32_t, double>());
+            << format_impls(transpose_inplace_impls<T>(), all) << "\nsparse (coordinate files):\n"
+            << format_impls(transpose_csr_impls<std::int32_t, T>(), all);
 }
 
 int run(const Cli& cli) {
   const CommonOptions& c = cli.common();
   if (c.list_impls) {
-    list_impls();
+    if (c.precision == "single")
+      list_impls<float>(c.list_all);
+    else
+      list_impls<double>(c.list_all);
     return 0;
   }
   const auto files = cli.positionals("A");

@@ -48,6 +48,8 @@ Cli& Cli::compute() {
       "double|single")("impl", po::value<std::string>(&common_.impl),
                        "implementation by name (see --list-impls)")(
       "list-impls", po::bool_switch(&common_.list_impls), "list the implementations and exit")(
+      "all", po::bool_switch(&common_.list_all),
+      "with --list-impls: the experimental implementations too")(
       "repeat", po::value<int>(&common_.repeat)->default_value(1),
       "timed repetitions (median reported)")(
       "warmup", po::value<int>(&common_.warmup)->default_value(0), "untimed runs before timing");
@@ -160,6 +162,7 @@ bool Cli::parse(int argc, const char* const* argv) {
       throw UsageError("--precision must be double or single, not '" + common_.precision + "'");
     if (common_.repeat < 1) throw UsageError("--repeat must be >= 1");
     if (common_.warmup < 0) throw UsageError("--warmup must be >= 0");
+    if (common_.list_all && !common_.list_impls) throw UsageError("--all goes with --list-impls");
   }
   return true;
 }

@@ -23,6 +23,7 @@ struct CommonOptions {
   std::string precision = "double";
   std::string impl;
   bool list_impls = false;
+  bool list_all = false;  // --all: --list-impls also shows the experimental implementations
   int repeat = 1;
   int warmup = 0;
   // Tuning and profiling (compute tools; what they take is declared by tuning() and profiling()).
@@ -35,7 +36,7 @@ class Cli {
   // USAGE is the synopsis line after the tool's name; EXAMPLES one command a line.
   Cli(std::string tool, std::string usage, std::string description, std::string examples);
 
-  // Adds --device, --precision, --impl, --list-impls, --repeat, --warmup.
+  // Adds --device, --precision, --impl, --list-impls, --all, --repeat, --warmup.
   Cli& compute();
   // The tuning keys of the operations this tool runs (each operation's Tuning::keys()), for
   // `--tune help` and the check of the given keys: without, every --tune key is refused.

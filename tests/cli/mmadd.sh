@@ -123,7 +123,7 @@ if [[ -n $gpu ]]; then
       mmadd "$CORPUS/bayer10.mtx" "$CORPUS/bayer10.mtx" --impl "$impl" --beta -0.5 -o "$TMP/g.mtx"
       same_files "$TMP/r.mtx" "$TMP/g.mtx"
     fi
-  done < <(mmadd --list-impls | awk '$2 == "cuda" {print}')
+  done < <(mmadd --list-impls --all | awk '$2 == "cuda" {print}')
   ATOL=1e-300
   # The defaults on the GPU, and the record: kernel time apart from the transfers, the GPU named.
   mmadd "$TMP/d1000a.mtx" "$TMP/d1000b.mtx" --device cuda -q --repeat 3 --timing "$TMP/g.jsonl"

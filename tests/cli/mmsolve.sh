@@ -11,7 +11,7 @@ for m in S P D; do mmgen rhs "$m.mtx" --x random --seed 5 -o "b$m.mtx"; done
 # CUDA implementations run where a GPU exists (the GPU machine), CPU ones everywhere.
 gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
 impls() {
-  mmsolve --list-impls | awk -v m="--method $1:" -v gpu="$gpu" \
+  mmsolve --list-impls --all | awk -v m="--method $1:" -v gpu="$gpu" \
     '$0 == m {f = 1; next} /^--method/ {f = 0} f && ($2 == "cpu" || gpu) {print $1}'
 }
 

@@ -3,7 +3,7 @@
 # pipes and stdin, alpha/beta/y0, generated x, bad input, --list-impls, timing record.
 source "$(dirname "$0")/common.bash"
 # CUDA implementations run where a GPU exists (the GPU machine), CPU ones everywhere.
-impls=$(mmspmv --list-impls | awk -v gpu="$(nvidia-smi -L >/dev/null 2>&1 && echo 1)" '$2 == "cpu" || gpu {print $1}')
+impls=$(mmspmv --list-impls --all | awk -v gpu="$(nvidia-smi -L >/dev/null 2>&1 && echo 1)" '$2 == "cpu" || gpu {print $1}')
 echo "implementations tested: $(echo $impls)"
 
 # SciPy's y = alpha*A@x + beta*y0 for a corpus file, written as an n x 1 array.
