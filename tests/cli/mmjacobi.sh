@@ -18,9 +18,20 @@ for impl in ref cpu ref-stencil cpu-stencil; do
   grep -Eq "^$impl +cpu " out && pass "--list-impls lists $impl" || fail "--list-impls lacks $impl: $(cat out)"
 done
 if [[ $gpu ]]; then
-  for impl in cuda cuda-norm cuda-norm-ry2 cuda-norm-ry4 cuda-norm-col cuda-partials cuda-coalesced cuda-naive; do
+  for impl in cuda cuda-norm cuda-partials cuda-coalesced cuda-naive; do
     grep -Eq "^$impl +cuda " out && pass "--list-impls lists $impl" || fail "--list-impls lacks $impl: $(cat out)"
   done
+fi
+# The march's research shapes: experimental, listed by --all only (and run below by name).
+if grep -q '^cuda ' out; then
+  ! grep -Eq "^cuda-norm-(ry2|ry4|col) |experimental" out && pass "--list-impls: no experimental ones" ||
+    fail "--list-impls shows experimental ones: $(cat out)"
+  expect_exit 0 mmjacobi --list-impls --all
+  for impl in cuda-norm-ry2 cuda-norm-ry4 cuda-norm-col; do
+    grep -Eq "^$impl +cuda .*\[experimental\]$" out && pass "--all marks $impl experimental" ||
+      fail "--all: $impl not marked: $(cat out)"
+  done
+  grep -Eq "^cuda-norm +cuda .*[^]]$" out && pass "--all: cuda-norm unmarked" || fail "--all: $(cat out)"
 fi
 mmgen diagdom --n 400 --nnz-per-row 8 --seed 3 -o A.mtx
 mmgen rhs A.mtx --x random --seed 4 -o b.mtx --x-out xt.mtx
