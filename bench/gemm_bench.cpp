@@ -6,7 +6,8 @@
 // the median of REPEAT; n = 8192 (256 MiB per float matrix, far above the 50 MB L2) for
 // cuBLAS, the register-blocked and tensor-core kernels, and --slow-n (4096, 64 MiB per float
 // matrix) for the naive and tiled kernels with cuBLAS again for their ratio. Single precision
-// also times cuBLAS with TF32 tensor-op math, the fair peer of the TF32 cuda-tensor kernel.
+// also times cuBLAS with TF32 tensor-op math (cublas-tf32): the TF32 kernel cuda-tf32 rounds
+// its inputs as it does, so its ratio is taken against cublas-tf32, never against SGEMM.
 // Each measurement: WARMUP untimed runs, then the median of REPEAT timed runs, the
 // implementations taking turns run by run. Square
 // inputs of uniform values in [-1, 1); n = 2048 is 32 MiB per double matrix (L2 is a few
@@ -23,6 +24,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -125,15 +127,26 @@ void run_size(const std::string& prec, std::int64_t n, const std::vector<std::st
   }
 }
 
+// The vendor run a CUDA implementation's ratio is taken against: the TF32 ones (named so)
+// against cuBLAS with TF32 tensor-op math, which rounds its inputs alike; the others against
+// cuBLAS's default math.
+std::string vendor_peer(const std::string& impl) {
+  const std::string tf32 = "-tf32";
+  const bool is_tf32 =
+      impl.size() > tf32.size() && impl.compare(impl.size() - tf32.size(), tf32.size(), tf32) == 0;
+  return is_tf32 ? "cublas-tf32" : "cublas";
+}
+
 // Every CUDA implementation named, one at a time (each holds A, B and C on the GPU), timed by
-// measure(); NAMES starts with cublas, the reference of the ratios and of the differences.
+// measure(); NAMES starts with cublas, the reference of the differences, and lists each
+// vendor peer (vendor_peer) before the kernels compared with it.
 template <class T>
 void run_cuda_size(const std::string& prec, std::int64_t n, const std::vector<std::string>& names,
                    int warmup, int repeat, double copy, std::vector<Row>& rows) {
   const auto a = random_square<T>(n, 1), b = random_square<T>(n, 2);
   const double flops = mm::gemm_flops(n, n, n, false), bytes = mm::gemm_bytes(n, n, n, sizeof(T));
   mm::Dense<T> blas_c;
-  double blas_t = NAN;
+  std::map<std::string, double> vendor_t;  // seconds of each vendor peer at this size
   for (const auto& name : names) {
     const mm::Impl<mm::GemmMake<T>>* impl = nullptr;
     for (const auto& i : mm::gemm_impls<T>())
@@ -147,14 +160,15 @@ void run_cuda_size(const std::string& prec, std::int64_t n, const std::vector<st
     const mm::Measured ms = mm::measure(*r, warmup, repeat);
     r.reset();  // frees its device memory before the next one allocates
     const double t = ms.compute.median;
-    if (name == "cublas") blas_t = t;
+    const std::string peer = vendor_peer(name);
+    if (name == peer) vendor_t[name] = t;
     Row row{prec,
             name,
             n,
             t,
             flops / t * 1e-9,
             bytes / t * 1e-9,
-            blas_t / t,
+            vendor_t.count(peer) ? vendor_t[peer] / t : NAN,
             0,
             name == "cublas" ? 0.0 : (blas_c.data.empty() ? NAN : rel_diff(c, blas_c))};
     row.vs_copy = row.gbps / copy;
@@ -169,7 +183,8 @@ void run_cuda_size(const std::string& prec, std::int64_t n, const std::vector<st
               {"gflops", row.gflops},
               {"gbps", row.gbps},
               {"copy_gbps", copy},
-              {"vs_cublas", row.vs_openblas},
+              {"vendor_peer", peer},
+              {"vs_vendor_peer", row.vs_openblas},
               {"max_rel_diff_vs_cublas", row.max_rel_diff}});
     mm::bench::emit(j);
     std::cerr << "gemm_bench: " << prec << " n=" << n << " " << name << ": " << row.gflops
@@ -256,36 +271,42 @@ int main(int argc, char** argv) {
     }
     std::vector<Row> rows;
     // Every FP64 tensor-core variant beside cuBLAS (the first of the list: the ratios' base).
-    std::vector<std::string> dimpls{"cublas",        "cuda-tensor", "cuda-dmma-bk16",
-                                    "cuda-dmma-884", "cuda-wmma",   "cuda-regblock"};
+    std::vector<std::string> dimpls{"cublas",        "cuda-dmma", "cuda-dmma-bk16",
+                                    "cuda-dmma-884", "cuda-wmma", "cuda-regblock"};
     if (!double_impls.empty()) {
       dimpls = {"cublas"};
       for (const auto& i : double_impls)
         if (i != "cublas") dimpls.push_back(i);
     }
-    const std::vector<std::string> slow{"cublas",       "cuda-regblock", "cuda-tensor",
-                                        "cuda-tiled32", "cuda-tiled16",  "cuda-naive"};
+    // The register-blocked and tensor-core kernels beside the naive and tiled ones, each
+    // after its vendor peer.
+    const std::vector<std::string> dslow{"cublas",       "cuda-regblock", "cuda-dmma",
+                                         "cuda-tiled32", "cuda-tiled16",  "cuda-naive"};
+    const std::vector<std::string> sslow{"cublas",    "cublas-tf32",  "cuda-regblock",
+                                         "cuda-tf32", "cuda-tiled32", "cuda-tiled16",
+                                         "cuda-naive"};
     for (const auto& p : precisions) {
       if (p == "double") {
         run_cuda_size<double>(p, n, dimpls, warmup, repeat, copy, rows);
-        if (slow_n > 0) run_cuda_size<double>(p, slow_n, slow, warmup, repeat, copy, rows);
+        if (slow_n > 0) run_cuda_size<double>(p, slow_n, dslow, warmup, repeat, copy, rows);
       } else {
-        run_cuda_size<float>(p, n, {"cublas", "cuda-regblock", "cuda-tensor", "cublas-tf32"},
-                             warmup, repeat, copy, rows);
-        if (slow_n > 0) run_cuda_size<float>(p, slow_n, slow, warmup, repeat, copy, rows);
+        run_cuda_size<float>(p, n, {"cublas", "cublas-tf32", "cuda-regblock", "cuda-tf32"}, warmup,
+                             repeat, copy, rows);
+        if (slow_n > 0) run_cuda_size<float>(p, slow_n, sslow, warmup, repeat, copy, rows);
       }
     }
     std::ostringstream s;
     s << "# " << mm::cuda_devices().name << ", n = " << n << " (naive and tiled at n = " << slow_n
       << "); kernel time by CUDA events, median of " << repeat << " after " << warmup
       << " warm-up\n\n"
-      << markdown(rows, copy, "cuBLAS") << std::fixed << std::setprecision(3)
-      << "\nAims at n = " << n << ": cuda-regblock / cublas (FP32 SIMT vs FP32) = "
+      << markdown(rows, copy, "vendor (cublas; -tf32 rows: cublas-tf32)") << std::fixed
+      << std::setprecision(3) << "\nAims at n = " << n
+      << ": cuda-regblock / cublas (FP32 SIMT vs FP32) = "
       << seconds_of(rows, "single", n, "cublas") / seconds_of(rows, "single", n, "cuda-regblock")
-      << " (aim 0.8); cuda-tensor / cublas-tf32 (both TF32) = "
-      << seconds_of(rows, "single", n, "cublas-tf32") / seconds_of(rows, "single", n, "cuda-tensor")
-      << "; double cuda-tensor / cublas (DMMA vs DGEMM) = "
-      << seconds_of(rows, "double", n, "cublas") / seconds_of(rows, "double", n, "cuda-tensor")
+      << " (aim 0.8); cuda-tf32 / cublas-tf32 (both TF32) = "
+      << seconds_of(rows, "single", n, "cublas-tf32") / seconds_of(rows, "single", n, "cuda-tf32")
+      << "; double cuda-dmma / cublas (DMMA vs DGEMM) = "
+      << seconds_of(rows, "double", n, "cublas") / seconds_of(rows, "double", n, "cuda-dmma")
       << " (aim 0.6)\n";
     std::cerr << s.str();
     if (!md.empty()) std::ofstream(md) << s.str();

@@ -55,8 +55,9 @@ GemmMake<T> blocked(GemmKernel k) {
 
 #ifdef MM_HAVE_CUDA
 // The GPU ones, best first: cuBLAS, then the hand-written kernels fastest first (complex:
-// cuBLAS only). For float the tensor kernel rounds inputs to TF32, so it follows the
-// full-precision register-blocked kernel; for double it is full FP64 (DMMA) and leads.
+// cuBLAS only). Names say what runs. Float: cuda-tf32 rounds its inputs to TF32, so it
+// follows the full-precision register-blocked kernel, and its peer is cublas-tf32, not
+// SGEMM. Double: cuda-dmma is full FP64 on the tensor cores and leads the hand-written ones.
 template <class T>
 void add_cuda_impls(ImplList<GemmMake<T>>& l) {
   l.push_back({"cublas", Device::cuda, "cuBLAS ?gemm (C^T = B^T A^T), default math (no TF32)",
@@ -71,28 +72,31 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
         hand(GemmCudaKernel::regblock)};
     if constexpr (std::is_same_v<T, float>) {
       l.push_back(regblock);
-      l.push_back({"cuda-tensor", Device::cuda,
+      l.push_back({"cuda-tf32", Device::cuda,
                    "tensor cores, wmma TF32 m16n16k8: inputs ROUNDED TO TF32 (10-bit mantissa), "
-                   "FP32 sums",
+                   "FP32 sums; compare with cublas-tf32",
                    hand(GemmCudaKernel::tensor)});
       l.push_back({"cublas-tf32", Device::cuda,
                    "cuBLAS Sgemm with TF32 tensor-op math: inputs rounded to TF32",
                    [](const GemmProblem<T>& p) { return make_gemm_cublas(p, true); }});
     } else {
-      // Full FP64 on the tensor cores: the mma.sync kernel in its shapes (the measured best
-      // first), then the first wmma kernel kept for the comparison.
+      // Full FP64 on the tensor cores, measured on an H200 at n = 8192 (x cuBLAS DGEMM): the
+      // mma.sync kernel in its best shape (0.83), then in the shapes it was tuned against
+      // (0.79, 0.47; experimental, kept for that comparison), then the wmma kernel (0.37;
+      // cuda-tf32's source in FP64, the tensor-core API step between the SIMT register tiles
+      // and the hand-pipelined mma.sync).
       auto dmma = [](DmmaConfig c) -> GemmMake<T> {
         return [c](const GemmProblem<T>& p) { return make_gemm_dmma(p, c); };
       };
-      l.push_back({"cuda-tensor", Device::cuda,
+      l.push_back({"cuda-dmma", Device::cuda,
                    "tensor cores, FP64 mma.sync m16n8k4, 128x128 block, 64x32 warp tiles, "
                    "3-stage cp.async pipeline of k slices of 32 (full double)",
                    dmma(DmmaConfig::bk32)});
-      l.push_back({"cuda-dmma-bk16", Device::cuda, "cuda-tensor with k slices of 16 in 4 stages",
-                   dmma(DmmaConfig::bk16)});
+      l.push_back({"cuda-dmma-bk16", Device::cuda, "cuda-dmma with k slices of 16 in 4 stages",
+                   dmma(DmmaConfig::bk16), ImplKind::experimental});
       l.push_back({"cuda-dmma-884", Device::cuda,
-                   "cuda-tensor with mma.sync m8n8k4 (the sm_80 shape), k slices of 16",
-                   dmma(DmmaConfig::m8n8k4)});
+                   "cuda-dmma with mma.sync m8n8k4 (the sm_80 shape), k slices of 16",
+                   dmma(DmmaConfig::m8n8k4), ImplKind::experimental});
       l.push_back({"cuda-wmma", Device::cuda,
                    "tensor cores, wmma FP64 DMMA m8n8k4, 128x128 block tile, register-staged "
                    "double buffer (full double)",

@@ -120,6 +120,7 @@ def collect(results: pathlib.Path):
             continue
         value = rec["gbps"] if kind == "copy" else rec["gflops"]
         ceil[rec["device"]][kind] = value
+        ceil[rec["device"]][kind + " precision"] = rec.get("precision", "double")
         how = (f"transpose_bench, n = {rec.get('n', '?')}: {rec.get('formula', 'copy')}"
                if kind == "copy" else f"mmmul --impl {rec.get('impl')}, n = {rec['inputs'][0]['rows']}")
         unit = "GB/s" if kind == "copy" else "GFLOP/s"
@@ -136,6 +137,24 @@ def collect(results: pathlib.Path):
     return runs, failed, ceil, ceil_rows, checks, matrix_checks
 
 
+def tf32(variant: str) -> bool:
+    """A GEMM whose inputs are rounded to TF32 (named so: cuda-tf32, cublas-tf32)."""
+    return variant.endswith("-tf32")
+
+
+def peak_of(variant, case, rec, recs, ceil, kind):
+    """The rate a row's "of peak" divides by: its device's measured ceiling, for a GEMM only in
+    the ceiling's precision; a TF32 variant's is cublas-tf32 at the same case (its peer, which
+    rounds alike), never a full-precision GEMM's."""
+    if kind == "gemm" and tf32(variant):
+        peer = recs.get(("cublas-tf32", case), {})
+        return peer.get("gflops") if peer.get("device") == rec.get("device") else None
+    dev = ceil.get(rec.get("device"), {})
+    if kind == "gemm" and dev.get("gemm precision", "double") != rec.get("precision", "double"):
+        return None
+    return dev.get(kind)
+
+
 def rows_of(exp, recs, ceil):
     """One row per (variant, case) that ran: the values the table and the plots show."""
     have = {v for v, _ in recs}
@@ -148,7 +167,7 @@ def rows_of(exp, recs, ceil):
         tb = base["phases"]["compute"]["median"] if base and "phases" in base else None
         kind = kind_of(exp, variant)
         rate = rec.get("gbps") if kind == "copy" else rec.get("gflops")
-        peak = ceil.get(rec.get("device"), {}).get(kind)
+        peak = peak_of(variant, case, rec, recs, ceil, kind)
         rows.append({
             "variant": variant, "case": case, "x": xval(exp, case, rec), "dev": devclass(rec),
             "device": rec.get("device", "?"), "t": t, "gflops": rec.get("gflops"),
@@ -308,9 +327,11 @@ def find_terminal():
 
 def best_of(rows, need_speedup=False):
     """The fastest non-reference variant at the largest case that has one (with a speedup
-    over ref, when NEED_SPEEDUP: ref is capped below the largest sizes)."""
+    over ref, when NEED_SPEEDUP: ref is capped below the largest sizes); TF32 GEMMs only where
+    nothing else ran."""
     cand = [r for r in rows if r["x"] is not None and not r["variant"].startswith("ref")
             and "-ref" not in r["variant"] and (r["speedup"] or not need_speedup)]
+    cand = [r for r in cand if not tf32(r["variant"])] or cand  # not ranked against full GEMMs
     if not cand:
         return None
     top = max(r["x"] for r in cand)
@@ -389,7 +410,8 @@ def main(results: pathlib.Path) -> int:
           "transposes; `<method>-ref`, else `lu-ref`, for solve); *of peak* is GB/s over the "
           "measured copy bandwidth (add, transpose, spmv, jacobi, iterative solves) or GFLOP/s "
           "over the measured vendor GEMM rate (mul, lu, dense and UMFPACK solves) of the same "
-          "device; above 100% means the data fit a cache the ceiling's did not, or a busy "
+          "device and precision (a TF32 GEMM, `*-tf32`: over `cublas-tf32` at the same size, "
+          "never over a full-precision GEMM); above 100% means the data fit a cache the ceiling's did not, or a busy "
           "machine during the ceiling's run. "
           "Plots: time and rate on log axes; dashed lines are CPU variants, solid GPU ones.", "",
           "## Measured ceilings", "", "| ceiling | device | value | how |", "|---|---|---:|---|"]

@@ -16,6 +16,42 @@ done
 for impl in cpu-blocked openblas ref cpu-spgemm; do
   grep -q "^$impl " "$TMP/out" && pass "--list-impls has $impl" || fail "--list-impls lacks $impl"
 done
+# Experimental variants: listed by --all only, marked, still selectable by name; names say what
+# runs (cuda-tf32 is the single-precision TF32 kernel, cuda-dmma the FP64 one). Binaries built
+# without CUDA list no CUDA implementation at all.
+expect_exit 2 mmmul --all
+expect_stderr "--all goes with --list-impls"
+mmmul --list-impls >"$TMP/listed"
+if grep -q '^cublas ' "$TMP/listed"; then
+  expect_exit 0 mmmul --list-impls --mode gemm
+  ! grep -q "experimental" "$TMP/out" && grep -q "^cuda-dmma " "$TMP/out" && grep -q "^cuda-wmma " "$TMP/out" &&
+    ! grep -q "^cuda-dmma-bk16 \|^cuda-dmma-884 \|^cuda-tensor \|^cuda-tf32 " "$TMP/out" &&
+    pass "--list-impls: cuda-dmma and cuda-wmma, no experimental ones" || fail "--list-impls: $(cat "$TMP/out")"
+  expect_exit 0 mmmul --list-impls --all --mode gemm
+  for impl in cuda-dmma-bk16 cuda-dmma-884; do
+    grep -Eq "^$impl +cuda .*\[experimental\]$" "$TMP/out" && pass "--all marks $impl experimental" ||
+      fail "--all: $impl not marked: $(cat "$TMP/out")"
+  done
+  [[ $(grep -c "\[experimental\]" "$TMP/out") == 2 ]] && pass "--all: two experimental GEMMs" ||
+    fail "--all: $(grep "experimental" "$TMP/out")"
+  expect_exit 0 mmmul --list-impls --precision single --mode gemm
+  grep -Eq "^cuda-tf32 +cuda .*TF32" "$TMP/out" && grep -q "^cublas-tf32 " "$TMP/out" &&
+    ! grep -q "^cuda-tensor \|^cuda-dmma" "$TMP/out" && pass "--precision single lists cuda-tf32 beside cublas-tf32" ||
+    fail "--list-impls --precision single: $(cat "$TMP/out")"
+  if [[ -z $gpu ]]; then
+    expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-dmma-bk16 -q
+    expect_stderr "cuda-dmma-bk16 needs a GPU"
+  fi
+  # The old name that meant two kernels is gone in both precisions, not quietly mapped.
+  for p in single double; do
+    expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-tensor --precision $p -q
+    expect_stderr "unknown --impl 'cuda-tensor' for gemm"
+  done
+  expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-tf32 -q
+  expect_stderr "unknown --impl 'cuda-tf32' for gemm; one of: .*cuda-dmma.*\(experimental: cuda-dmma-bk16, cuda-dmma-884\)"
+else
+  echo "skip: these binaries were built without CUDA (no CUDA implementation listed)"
+fi
 expect_exit 2 mmmul "$CORPUS/west0067.mtx"
 expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx"
 expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode bogus
@@ -132,7 +168,7 @@ fi
 
 # ---- dense x dense (every GEMM implementation), sparse x dense, dense x sparse ---------------
 gemm_impls() {  # precision: the implementations listed for it that can run here
-  mmmul --list-impls --mode gemm --precision "$1" | awk -v gpu="$gpu" 'NR > 1 && ($2 == "cpu" || gpu) {print $1}'
+  mmmul --list-impls --all --mode gemm --precision "$1" | awk -v gpu="$gpu" 'NR > 1 && ($2 == "cpu" || gpu) {print $1}'
 }
 doubles=" $(gemm_impls double | tr '\n' ' ') " singles=" $(gemm_impls single | tr '\n' ' ') "
 for impl in $(echo $doubles $singles | tr ' ' '\n' | awk '!seen[$0]++'); do
@@ -142,10 +178,10 @@ for impl in $(echo $doubles $singles | tr ' ' '\n' | awk '!seen[$0]++'); do
   fi
   [[ $singles == *" $impl "* ]] || continue  # a double-only kernel (FP64 tensor cores)
   expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/D2.mtx" --alpha 2.5 --impl "$impl" --precision single -o "$TMP/C.mtx"
-  # cuda-tensor and cublas-tf32 round single-precision inputs to TF32 (u = 2^-11): with k = 300 and alpha 2.5
+  # cuda-tf32 and cublas-tf32 round single-precision inputs to TF32 (u = 2^-11): with k = 300 and alpha 2.5
   # an element errs by about 0.8u*sqrt(300/9)*2.5 = 6e-3 (worst case 2u*300*2.5 = 0.73); the
   # unit tests check it exactly on inputs TF32 represents.
-  if [[ $impl == cuda-tensor || $impl == cublas-tf32 ]]; then rtol=2e-2 atol=0.1; else rtol=1e-4 atol=1e-4; fi
+  if [[ $impl == cuda-tf32 || $impl == cublas-tf32 ]]; then rtol=2e-2 atol=0.1; else rtol=1e-4 atol=1e-4; fi
   expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/gemm.mtx" --rtol "$rtol" --atol "$atol"
 done
 if [[ -n $gpu ]]; then  # the GPU by --device alone, named in the timing record with its phases

@@ -112,18 +112,16 @@ std::vector<Dims> gpu_dims() {
   return d;
 }
 
-// cuda-tensor in single precision rounds A and B to TF32 (10 explicit mantissa bits,
-// u = 2^-11): each product errs by at most about 2u|ab|, these errors are independent with
-// mean zero, so an element errs by about 0.8u*sqrt(sum (ab)^2) while elements themselves are
-// of size sqrt(sum (ab)^2). Relative to the largest element (expect_close's scale) the
-// error stays within a few u whatever k; where the scale is clamped to 1 (small k) the
-// worst case 2u*k*|alpha| is below 16u for k <= 5. Hence 16u = 7.8e-3 (about 1e-2 for
-// k = 1000), plus the FP32 summation's own tolerance.
+// cuda-tf32 and cublas-tf32 (single precision only) round A and B to TF32 (10 explicit mantissa
+// bits, u = 2^-11): each product errs by at most about 2u|ab|, these errors are independent with
+// mean zero, so an element errs by about 0.8u*sqrt(sum (ab)^2) while elements themselves are of
+// size sqrt(sum (ab)^2). Relative to the largest element (expect_close's scale) the error stays
+// within a few u whatever k; where the scale is clamped to 1 (small k) the worst case 2u*k*|alpha|
+// is below 16u for k <= 5. Hence 16u = 7.8e-3 (about 1e-2 for k = 1000), plus the FP32 summation's
+// own tolerance.
 template <class T>
 double cuda_tolerance(const std::string& impl, std::int64_t k) {
-  if (std::is_same_v<T, float> && impl == "cuda-tensor")
-    return 16 * 0x1p-11 + test::tolerance<T>(k);
-  if (std::is_same_v<T, float> && impl == "cublas-tf32")
+  if (std::is_same_v<T, float> && (impl == "cuda-tf32" || impl == "cublas-tf32"))
     return 16 * 0x1p-11 + test::tolerance<T>(k);
   return test::tolerance<T>(k);
 }
