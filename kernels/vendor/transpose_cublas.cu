@@ -61,7 +61,7 @@ class CublasTranspose final : public cuda::CudaRunner {
 template <class T>
 std::unique_ptr<Runner> make_transpose_cublas(const DenseTransposeProblem<T>& p) {
   if (p.rows > INT_MAX || p.cols > INT_MAX)
-    throw InputError("matrix too large for cuBLAS's 32-bit sizes; use --impl cuda-tiled");
+    throw InputError("matrix too large for cuBLAS's 32-bit sizes; use --impl cuda-tiled32");
   return std::make_unique<CublasTranspose<T>>(p);
 }
 

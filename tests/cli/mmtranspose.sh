@@ -14,6 +14,19 @@ expect_exit 0 mmtranspose --list-impls
 for impl in cpu-blocked cpu-inplace cpu-csr2csc ref; do
   grep -Eq "^$impl +cpu " "$TMP/out" && pass "--list-impls lists $impl" || fail "--list-impls lacks $impl"
 done
+# One name a kernel: cuda-tiled is float's own kernel; every other type runs tiled32's kernel,
+# listed once as cuda-tiled32 (binaries built without CUDA list no CUDA implementation).
+if grep -q '^cublas ' "$TMP/out"; then
+  ! grep -q '^cuda-tiled ' "$TMP/out" && grep -q '^cuda-tiled32 ' "$TMP/out" &&
+    pass "--list-impls (double): cuda-tiled32, no second name for it" || fail "--list-impls: $(cat "$TMP/out")"
+  expect_exit 0 mmtranspose --list-impls --precision single
+  grep -Eq '^cuda-tiled +cuda .*swizzled' "$TMP/out" && grep -q '^cuda-tiled32 ' "$TMP/out" &&
+    pass "--list-impls --precision single: cuda-tiled and cuda-tiled32" || fail "--list-impls --precision single: $(cat "$TMP/out")"
+  expect_exit 2 mmtranspose "$CORPUS/full.mtx" --impl cuda-tiled
+  expect_stderr "unknown --impl 'cuda-tiled'"
+else
+  echo "skip: these binaries were built without CUDA (no CUDA implementation listed)"
+fi
 expect_exit 2 mmtranspose
 expect_exit 2 mmtranspose "$CORPUS/c.mtx" "$CORPUS/c.mtx"
 expect_exit 2 mmtranspose "$CORPUS/lp_afiro.mtx" --impl bogus
@@ -31,7 +44,7 @@ else
   "$PY" - "$TMP/g.jsonl" "$(nvidia-smi -L | head -1)" <<'EOF' && pass "--device cuda: default impls, GPU named, transfers apart" || fail "--device cuda record: $(cat "$TMP/g.jsonl")"
 import json, sys
 r = [json.loads(l) for l in open(sys.argv[1])]
-assert [j["impl"] for j in r] == ["cusparse", "cuda-tiled", "cuda-inplace"], [j["impl"] for j in r]
+assert [j["impl"] for j in r] == ["cusparse", "cuda-tiled32", "cuda-inplace"], [j["impl"] for j in r]
 for j in r:
     assert j["device"] in sys.argv[2], (j["device"], sys.argv[2])
     assert all(k in j["phases"] for k in ("h2d", "compute", "d2h")), j["phases"]
@@ -54,7 +67,7 @@ for f in "$CORPUS"/*.mtx; do
   field=$(sed -n '1s/^%%MatrixMarket matrix [a-z]* \([a-z]*\).*/\1/p' "$f")
   if [[ $fmt == coordinate ]]; then impls="cpu-csr2csc ref"; else impls="cpu-blocked ref"; fi
   if [[ -n $gpu && $fmt == coordinate ]]; then impls+=" cusparse cuda-csr2csc"; fi
-  if [[ -n $gpu && $fmt == array ]]; then impls+=" cuda-tiled cuda-tiled32 cuda-naive"; fi
+  if [[ -n $gpu && $fmt == array ]]; then impls+=" cuda-tiled32 cuda-naive"; fi
   # cuda-tiled64 moves pairs of real values: float and double only.
   if [[ -n $gpu && $fmt == array && $field != complex ]]; then impls+=" cuda-tiled64"; fi
   # cuBLAS computes 1*a: not offered for integer values, and complex inf may come back NaN.
@@ -84,9 +97,17 @@ run_case sqc.blocked.conj 1 "$TMP/sqc.mtx" --conjugate
 run_case spc.conj 1 "$TMP/spc.mtx" --conjugate
 run_case spc.ref 0 "$TMP/spc.mtx" --impl ref --repeat 4
 if [[ -n $gpu ]]; then
-  for impl in cuda-tiled cuda-naive cublas; do
+  for impl in cuda-tiled32 cuda-naive cublas; do
     run_case "rect.$impl" 0 "$TMP/rect.mtx" --impl "$impl"
     run_case "sqc.$impl.conj" 1 "$TMP/sqc.mtx" --impl "$impl" --conjugate
+  done
+  # float's own cuda-tiled (even sides: 2x2 blocks in registers; odd: as tiled32) moves the
+  # rounded values bit for bit, as the CPU does in single precision.
+  mmgen dense --rows 70 --cols 134 --seed 7 -o "$TMP/even.mtx"
+  for f in even rect; do
+    mmtranspose "$TMP/$f.mtx" --precision single --impl cpu-blocked -o "$TMP/$f.single.mtx"
+    expect_exit 0 mmtranspose "$TMP/$f.mtx" --precision single --impl cuda-tiled -o "$TMP/$f.tiled.mtx"
+    same_files "$TMP/$f.tiled.mtx" "$TMP/$f.single.mtx"
   done
   run_case sqc.cuda-inplace.conj 1 "$TMP/sqc.mtx" --in-place --impl cuda-inplace --conjugate
   for impl in cusparse cuda-csr2csc; do
