@@ -28,8 +28,19 @@ struct SpmvProblem {
   T alpha = T(1), beta = T(0);
 };
 
+// Which matrix an implementation reads, declared beside it so that a tool builds only that
+// one and never tests names: FULL (every entry, symmetry expanded: p.full), or the
+// STORED_TRIANGLE of a symmetric, skew-symmetric or hermitian file (p.stored, p.symmetry;
+// p.full may then point at the triangle too).
+enum class SpmvInput { full, stored_triangle };
+
+// An implementation's factory and what it reads; called like the factory itself.
 template <class I, class T>
-using SpmvMake = std::function<std::unique_ptr<Runner>(const SpmvProblem<I, T>&)>;
+struct SpmvMake {
+  SpmvInput input = SpmvInput::full;
+  std::function<std::unique_ptr<Runner>(const SpmvProblem<I, T>&)> fn;
+  std::unique_ptr<Runner> operator()(const SpmvProblem<I, T>& p) const { return fn(p); }
+};
 
 // Every implementation, best first for its device.
 template <class I, class T>

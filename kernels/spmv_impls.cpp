@@ -55,9 +55,10 @@ class SymRunner final : public Runner {
 };
 
 template <class R, class I, class T>
-SpmvMake<I, T> make() {
-  return
-      [](const SpmvProblem<I, T>& p) -> std::unique_ptr<Runner> { return std::make_unique<R>(p); };
+SpmvMake<I, T> make(SpmvInput input = SpmvInput::full) {
+  return {input, [](const SpmvProblem<I, T>& p) -> std::unique_ptr<Runner> {
+            return std::make_unique<R>(p);
+          }};
 }
 
 }  // namespace
@@ -69,18 +70,19 @@ const ImplList<SpmvMake<I, T>>& spmv_impls() {
     l.push_back({"cpu-csr", Device::cpu, "OpenMP CSR, rows split by nonzeros",
                  make<CsrRunner<I, T>, I, T>()});
     l.push_back({"cpu-sym", Device::cpu, "OpenMP on the stored triangle of a symmetric kind",
-                 make<SymRunner<I, T>, I, T>()});
+                 make<SymRunner<I, T>, I, T>(SpmvInput::stored_triangle)});
     l.push_back(
         {"ref", Device::cpu, "serial reference, plain CSR loops", make<RefRunner<I, T>, I, T>()});
 #ifdef MM_HAVE_CUDA
     auto cuda = [](SpmvCudaKernel k) -> SpmvMake<I, T> {
-      return [k](const SpmvProblem<I, T>& p) { return make_spmv_cuda(p, k); };
+      return {.fn = [k](const SpmvProblem<I, T>& p) { return make_spmv_cuda(p, k); }};
     };
     l.push_back({"cuda-adaptive", Device::cuda,
                  "row blocks balanced by nonzeros, staged in shared memory",
                  cuda(SpmvCudaKernel::adaptive)});
-    l.push_back({"cusparse", Device::cuda, "cuSPARSE SpMV (CSR_ALG1)",
-                 [](const SpmvProblem<I, T>& p) { return make_spmv_cusparse(p); }});
+    const SpmvMake<I, T> cusparse{
+        .fn = [](const SpmvProblem<I, T>& p) { return make_spmv_cusparse(p); }};
+    l.push_back({"cusparse", Device::cuda, "cuSPARSE SpMV (CSR_ALG1)", cusparse});
     l.push_back({"cuda-vector", Device::cuda, "a warp per row", cuda(SpmvCudaKernel::vector)});
     l.push_back({"cuda-scalar", Device::cuda, "a thread per row", cuda(SpmvCudaKernel::scalar)});
 #endif

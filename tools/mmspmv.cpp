@@ -78,16 +78,18 @@ int run(const Cli& cli) {
       Stopwatch w;
       SpmvProblem<I, T> p;
       Csr<I, T> full, stored;
-      if (impl.name == "cpu-sym") {
+      const bool triangle = impl.make.input == SpmvInput::stored_triangle;  // what it reads
+      if (triangle) {
         if (h.symmetry == Symmetry::general)
-          throw InputError(a.path, 0,
-                           "--impl cpu-sym needs a symmetric, skew-symmetric or hermitian file");
+          throw InputError(
+              a.path, 0,
+              "--impl " + impl.name + " needs a symmetric, skew-symmetric or hermitian file");
         stored = coo_to_csr(to_coo<I, T>(a.m, /*expand=*/false));
         p.stored = &stored;
         p.symmetry = h.symmetry;
       }
-      full = impl.name == "cpu-sym" ? Csr<I, T>{} : coo_to_csr(to_coo<I, T>(a.m));
-      p.full = impl.name == "cpu-sym" ? &stored : &full;
+      full = triangle ? Csr<I, T>{} : coo_to_csr(to_coo<I, T>(a.m));
+      p.full = triangle ? &stored : &full;
       const std::vector<T> x = xin ? vector_values<T>(*xin, h.cols, "x")
                                    : make_x<T>(xkind, h.cols, cli.get<std::uint64_t>("seed"));
       const std::vector<T> y0 = y0in ? vector_values<T>(*y0in, h.rows, "y0") : std::vector<T>{};
