@@ -14,6 +14,7 @@
 #include "mm/mtx.hpp"
 #include "mm/timing.hpp"
 #include "mm/tool.hpp"
+#include "mm/tool_io.hpp"
 
 namespace {
 
@@ -21,9 +22,10 @@ constexpr const char* kDescription =
     "Inspects and checks Matrix Market files.\n"
     "  info A         sizes, stored/expanded nnz, numeric symmetry, row lengths, empty rows,\n"
     "                 diagonal dominance, bandwidth, value range, memory estimate (--json)\n"
-    "  validate A...  strict read (exit 3 naming FILE:LINE when malformed); warnings on\n"
-    "                 standard error for duplicates, explicit zeros, entries above the\n"
-    "                 diagonal of symmetric kinds, non-finite values\n"
+    "  validate A...  read (exit 3 naming FILE:LINE when malformed); warnings on standard\n"
+    "                 error for values on pattern entry lines (read and ignored, as SciPy\n"
+    "                 and SuiteSparse do; refused with --strict), duplicates, explicit\n"
+    "                 zeros, entries above the diagonal of symmetric kinds, non-finite values\n"
     "  compare A B    entrywise after expanding symmetry and summing duplicates (missing\n"
     "                 entries are 0); exit 1 unless every |a-b| <= atol + rtol*|b|\n"
     "  residual A x b max over columns of ||Ax-b||_2 / (||A||_F ||x||_2 + ||b||_2);\n"
@@ -37,6 +39,7 @@ constexpr const char* kExamples =
     "mmcheck info datasets/corpus/west0479.mtx\n"
     "gzip -dc A.mtx.gz | mmcheck info - --json\n"
     "mmcheck validate datasets/corpus/*.mtx\n"
+    "mmcheck validate --strict A.mtx\n"
     "mmcheck compare C.mtx C_ref.mtx --rtol 1e-12 --atol 1e-300\n"
     "mmcheck residual A.mtx x.mtx b.mtx --tol 1e-12\n"
     "mmcheck lu A.mtx LU.mtx piv.mtx";
@@ -49,7 +52,7 @@ struct Command {
 const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> c = {
       {"info", {1, 1, {"json"}}},
-      {"validate", {1, SIZE_MAX, {}}},
+      {"validate", {1, SIZE_MAX, {"strict"}}},
       {"compare", {2, 2, {"json", "rtol", "atol"}}},
       {"residual", {3, 3, {"json", "tol"}}},
       {"lu", {3, 3, {"json", "tol"}}},
@@ -79,7 +82,9 @@ int main(int argc, char** argv) {
         "atol", mm::po::value<double>(), "compare: absolute tolerance (default 0)")(
         "tol", mm::po::value<double>(),
         "residual: bound on the relative residual (default 1e-10); lu: bound on "
-        "||PA-LU||_F/||A||_F (default 100*n*eps)");
+        "||PA-LU||_F/||A||_F (default 100*n*eps)")(
+        "strict", mm::po::bool_switch(),
+        "validate: refuse a value on a pattern entry line (exit 3) instead of a warning");
     cli.positional("command", 1);
     cli.positional("files", -1);
     if (!cli.parse(argc, argv)) return 0;
@@ -102,8 +107,9 @@ int main(int argc, char** argv) {
       throw mm::UsageError(cmd + " takes " + want + (spec.min_files == 1 ? " file" : " files") +
                            ", got " + std::to_string(files.size()) + " (see mmcheck --help)");
     }
-    for (const char* opt : {"json", "rtol", "atol", "tol"}) {
-      const bool given = std::string(opt) == "json" ? cli.get<bool>("json") : cli.has(opt);
+    for (const char* opt : {"json", "rtol", "atol", "tol", "strict"}) {
+      const std::string o = opt;
+      const bool given = o == "json" || o == "strict" ? cli.get<bool>(o) : cli.has(opt);
       if (given && std::find(spec.options.begin(), spec.options.end(), opt) == spec.options.end())
         throw mm::UsageError(std::string("--") + opt + " does not apply to mmcheck " + cmd);
     }
@@ -113,6 +119,7 @@ int main(int argc, char** argv) {
     rec.impl(cmd);
     mm::ReadOptions ropt;
     ropt.threads = mm::thread_count(common.threads);
+    ropt.strict = cli.get<bool>("strict");
     std::vector<mm::MtxMatrix> in;
     mm::Stopwatch watch;
     double read_s = 0;
@@ -147,7 +154,10 @@ int main(int argc, char** argv) {
         in.clear();  // keep one matrix in memory at a time
       }
     } else {
-      for (const auto& path : files) read(path);
+      for (const auto& path : files) {
+        read(path);
+        mm::warn_read("mmcheck", path, in.back());
+      }
       watch.restart();
       nlohmann::json j;
       if (cmd == "info") {

@@ -47,14 +47,15 @@ std::string to_text(const Info& r);  // "key: value" lines
 
 // ---- validate ------------------------------------------------------------------------------
 struct Warning {
-  std::string kind;  // "duplicates", "explicit_zeros", "upper_triangle", "non_finite", ...
+  std::string kind;  // "pattern_values", "duplicates", "explicit_zeros", "upper_triangle", ...
   std::int64_t count = 0;
   std::int64_t first_entry = 0;               // 1-based entry number in the file's body
   std::int64_t first_row = 0, first_col = 0;  // 1-based position of that entry
   std::string message;                        // "3 duplicate entries (first: entry 17 at (2,5))"
 };
 
-// Warnings about a file the reader accepted (it has already refused malformed ones).
+// Warnings about a file the reader accepted (it has already refused malformed ones): its
+// ReadWarnings first, then what the entries show.
 std::vector<Warning> validate(const MtxMatrix& m);
 
 // ---- compare -------------------------------------------------------------------------------

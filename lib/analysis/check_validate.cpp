@@ -96,6 +96,21 @@ std::vector<Warning> validate(const MtxMatrix& m) {
   const std::string sym(to_string(h.symmetry));
   std::vector<Warning> out;
 
+  // What the reader accepted leniently (a value on a pattern entry line), listed first.
+  for (const ReadWarning& r : m.read_warnings) {
+    Warning w;
+    w.kind = r.kind;
+    w.count = r.count;
+    w.first_entry = r.first_entry + 1;
+    const auto [row, col] = position(m, r.first_entry);
+    w.first_row = row + 1;
+    w.first_col = col + 1;
+    w.message = r.message + " (first: entry " + std::to_string(w.first_entry) + " at (" +
+                std::to_string(w.first_row) + "," + std::to_string(w.first_col) + "), line " +
+                std::to_string(r.first_line) + ")";
+    out.push_back(std::move(w));
+  }
+
   Tally dup("duplicates", "duplicate entry", "duplicate entries");
   if (coo) duplicates(m, dup);
   dup.add_to(m, out);

@@ -39,6 +39,18 @@ struct MtxHeader {
 // Number of stored values of an array file with this shape and symmetry.
 std::int64_t array_stored_count(std::int64_t rows, std::int64_t cols, Symmetry s);
 
+// Something the reader accepted that a strict reading refuses, reported once per file
+// however often it occurs: today a value on an entry line of a pattern file (SuiteSparse's
+// readers, SciPy and fast_matrix_market read such files; the value is dropped).
+struct ReadWarning {
+  std::string kind;              // "pattern_values"
+  std::int64_t count = 0;        // lines concerned
+  std::int64_t first_line = 0;   // 1-based line of the first
+  std::int64_t first_entry = 0;  // 0-based index of its entry
+  std::string
+      message;  // "3 entry lines of a pattern file carry a value after the indices, ignored"
+};
+
 // The entries as stored in the file (only the stored triangle for symmetric kinds).
 // Coordinate: row/col hold 0-based indices. Array: row/col are empty and the values
 // are in the file's column-major order (for symmetric kinds, the lower triangle
@@ -52,6 +64,7 @@ struct MtxMatrix {
   std::vector<double> real;
   std::vector<double> imag;
   std::vector<std::int64_t> integer;
+  std::vector<ReadWarning> read_warnings;  // filled by the reader; empty for a clean file
 
   std::int64_t size() const { return header.nnz; }
   // Value k as a number for arithmetic (integer and pattern promoted to real).
@@ -72,10 +85,14 @@ void array_to_row_major(const MtxMatrix& m, std::int64_t* out, int threads = 0);
 struct ReadOptions {
   int threads = 0;                    // 0: one per core
   std::size_t chunk_bytes = 1 << 20;  // bytes of body parsed by one task (>= 1)
+  // Refuse what is otherwise read with a ReadWarning (a value on a pattern entry line).
+  bool strict = false;
 };
 
 // Reads PATH ("-" is standard input; gzip is recognised by its magic bytes).
-// Throws InputError naming the file and line on any malformed input.
+// Throws InputError naming the file and line on any malformed input. A pattern entry line
+// with one or two numbers after its indices is read (the numbers dropped) with a ReadWarning
+// in the result, or refused under ReadOptions::strict.
 MtxMatrix read_mtx(const std::string& path, const ReadOptions& opt = {});
 // Parses a whole file held in memory; NAME is used in error messages.
 MtxMatrix parse_mtx(std::string_view text, const std::string& name, const ReadOptions& opt = {});

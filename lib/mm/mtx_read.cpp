@@ -174,18 +174,21 @@ struct Chunk {
   std::int64_t first_line = 0, first_entry = 0;
   std::int64_t error_line = 0;  // 0: no error
   std::string error;
+  // Pattern entry lines that carried a value (read with a warning): how many, the first.
+  std::int64_t valued = 0, valued_line = 0, valued_entry = 0;
 };
 
 class BodyParser {
  public:
   BodyParser(MtxMatrix& m, const std::string& name, int threads, std::size_t chunk_bytes,
-             std::int64_t first_line)
+             std::int64_t first_line, bool strict)
       : m_(m),
         h_(m.header),
         name_(name),
         threads_(threads),
         chunk_(std::max<std::size_t>(chunk_bytes, 1)),
-        line_(first_line) {}
+        line_(first_line),
+        valued_ok_(!strict && h_.field == Field::pattern && h_.format == Format::coordinate) {}
 
   void reserve(std::int64_t n) {
     const auto k = static_cast<std::size_t>(n);
@@ -217,6 +220,13 @@ class BodyParser {
     for (std::int64_t c = 0; c < nchunks; ++c) parse(chunks_[c]);
     for (const auto& c : chunks_)
       if (c.error_line) throw InputError(name_, c.error_line, c.error);
+    for (const auto& c : chunks_) {
+      if (c.valued && valued_ == 0) {
+        valued_line_ = c.valued_line;
+        valued_entry_ = c.valued_entry;
+      }
+      valued_ += c.valued;
+    }
     line_ = line;
     count_ = entry;
   }
@@ -227,6 +237,18 @@ class BodyParser {
                        "unexpected end of file: the size line declares " + std::to_string(h_.nnz) +
                            (h_.format == Format::array ? " values" : " entries") + ", found " +
                            std::to_string(count_));
+    }
+    if (valued_ > 0) {
+      ReadWarning w;
+      w.kind = "pattern_values";
+      w.count = valued_;
+      w.first_line = valued_line_;
+      w.first_entry = valued_entry_;
+      w.message = std::to_string(valued_) +
+                  (valued_ == 1 ? " entry line of a pattern file carries a value"
+                                : " entry lines of a pattern file carry a value") +
+                  " after the indices, ignored";
+      m_.read_warnings.push_back(std::move(w));
     }
   }
 
@@ -285,11 +307,7 @@ class BodyParser {
                     " than the " + std::to_string(h_.nnz) + " the size line declares";
           return;
         }
-        if (!parse_entry(p, le, k)) {
-          c.error_line = line;
-          c.error = diagnose(std::string_view(p, static_cast<std::size_t>(le - p)));
-          return;
-        }
+        if (!parse_entry(p, le, k) && !entry_off_fast_path(c, p, le, k, line)) return;
         ++k;
       }
       p = nl ? le + 1 : c.end;
@@ -347,6 +365,46 @@ class BodyParser {
     return skip_blanks(p, e) == e;
   }
 
+  // A line the fast path refused: a pattern entry with a value, read and counted in C (true),
+  // or the error stored in C (false). Out of line, so parse()'s loop stays as it was.
+  [[gnu::cold, gnu::noinline]] bool entry_off_fast_path(Chunk& c, const char* p, const char* le,
+                                                        std::int64_t k, std::int64_t line) const {
+    if (valued_ok_ && parse_valued_pattern_entry(p, le, k)) {
+      if (c.valued++ == 0) {
+        c.valued_line = line;
+        c.valued_entry = k;
+      }
+      return true;
+    }
+    c.error_line = line;
+    c.error = diagnose(std::string_view(p, static_cast<std::size_t>(le - p)));
+    return false;
+  }
+
+  // A pattern entry line with one or two numbers after its indices, as SuiteSparse's readers,
+  // SciPy and fast_matrix_market read it: the indices stored at K, the numbers dropped. Two
+  // numbers are a complex value (a complex file relabelled pattern); three or more, or a
+  // token that is not a number, are no value of any field: refused, where those peers skip
+  // whatever follows the indices unread.
+  bool parse_valued_pattern_entry(const char* p, const char* e, std::int64_t k) const {
+    p = skip_blanks(p, e);
+    std::int64_t r = 0, c = 0;
+    if (!parse_index(p, e, r) || p == e || !is_blank(*p)) return false;
+    p = skip_blanks(p, e);
+    if (!parse_index(p, e, c) || !token_end(p, e)) return false;
+    if (r < 1 || r > h_.rows || c < 1 || c > h_.cols) return false;
+    if (r == c && h_.symmetry == Symmetry::skew_symmetric) return false;
+    int values = 0;
+    for (p = skip_blanks(p, e); p < e; p = skip_blanks(p, e)) {
+      double v = 0;
+      if (++values > 2 || !parse_double(p, e, v) || !token_end(p, e)) return false;
+    }
+    if (values == 0) return false;
+    m_.row[k] = r - 1;
+    m_.col[k] = c - 1;
+    return true;
+  }
+
   // Slow path: what exactly is wrong with LINE.
   std::string diagnose(std::string_view line) const {
     const auto t = split_tokens(line);
@@ -357,9 +415,17 @@ class BodyParser {
     else if (h_.field != Field::pattern)
       names += coo ? " value" : "value";
     const std::size_t want = (coo ? 2 : 0) + static_cast<std::size_t>(h_.values_per_entry());
-    if (t.size() != want) {
+    // A pattern line may carry a value that is ignored (one number, or two for a complex one).
+    const bool valued = valued_ok_ && (t.size() == 3 || t.size() == 4);
+    if (t.size() != want && !valued) {
+      const bool strict = h_.field == Field::pattern && coo && !valued_ok_;
       return "expected " + std::to_string(want) + (want == 1 ? " token" : " tokens") + " (" +
-             names + ") on an entry line, found " + std::to_string(t.size());
+             names + ") on an entry line" +
+             (valued_ok_ && t.size() > want ? ", or 3 or 4 with a value that is ignored" : "") +
+             ", found " + std::to_string(t.size()) +
+             (strict && (t.size() == 3 || t.size() == 4)
+                  ? " (strict reading: a pattern file stores no values)"
+                  : "");
     }
     std::size_t v0 = 0;
     if (coo) {
@@ -389,7 +455,9 @@ class BodyParser {
       } else {
         double v = 0;
         if (!parse_double(p, e, v) || p != e)
-          return "expected a number, found " + describe_token(t[i]);
+          return std::string(valued ? "expected a number (a value, ignored in a pattern file)"
+                                    : "expected a number") +
+                 ", found " + describe_token(t[i]);
       }
     }
     return "malformed entry line";
@@ -403,6 +471,8 @@ class BodyParser {
   std::int64_t line_;       // number of the next line to process
   std::int64_t count_ = 0;  // entries seen so far
   std::vector<Chunk> chunks_;
+  bool valued_ok_;  // a coordinate pattern file read leniently: a value on a line is dropped
+  std::int64_t valued_ = 0, valued_line_ = 0, valued_entry_ = 0;
 };
 
 MtxHeader parse_header(HeaderReader& r, const std::string& name) {
@@ -435,7 +505,7 @@ MtxMatrix read_from(Source& src, const std::string& name, long long size_hint,
   m.header = parse_header(hr, name);
   const MtxHeader& h = m.header;
   int threads = opt.threads > 0 ? opt.threads : omp_get_num_procs();
-  BodyParser body(m, name, threads, opt.chunk_bytes, hr.line_no() + 1);
+  BodyParser body(m, name, threads, opt.chunk_bytes, hr.line_no() + 1, opt.strict);
 
   // Reserve what the file can hold at most, so a lying size line costs nothing.
   const long long min_line = (h.format == Format::coordinate ? 4 : 0) + 2LL * h.values_per_entry();

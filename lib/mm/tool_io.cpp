@@ -20,12 +20,20 @@ Input load_input(const std::string& path, const CommonOptions& c, const char* to
   in.seconds = w.seconds();
   struct stat st {};
   if (path != "-" && stat(path.c_str(), &st) == 0) in.bytes = static_cast<std::int64_t>(st.st_size);
+  warn_read(tool, path, in.m);
   if (c.verbose) {
     const MtxHeader& h = in.m.header;
     std::cerr << tool << ": read " << path << ": " << h.banner().substr(15) << ", " << h.rows
               << " x " << h.cols << ", " << h.nnz << " stored entries, " << in.seconds << " s\n";
   }
   return in;
+}
+
+void warn_read(const char* tool, const std::string& path, const MtxMatrix& m) {
+  for (const ReadWarning& w : m.read_warnings)
+    std::cerr << tool << ": warning: "
+              << InputError::format(path == "-" ? "<stdin>" : path, w.first_line, w.message)
+              << "\n";
 }
 
 void record_input(TimingRecord& rec, const Input& in) {

@@ -17,8 +17,12 @@ struct Input {
   std::int64_t bytes = -1;  // file size; -1 for standard input
 };
 
-// Reads PATH with --threads; says what was read with -v.
+// Reads PATH with --threads; prints the reader's warnings; says what was read with -v.
 Input load_input(const std::string& path, const CommonOptions& c, const char* tool);
+
+// Prints the reader's warnings about M, read from PATH, once each to standard error:
+// "TOOL: warning: FILE:LINE: message" (LINE: the first line concerned).
+void warn_read(const char* tool, const std::string& path, const MtxMatrix& m);
 
 // Adds the input to the record and its read time to the "read" phase.
 void record_input(TimingRecord& rec, const Input& in);

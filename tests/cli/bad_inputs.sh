@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every tests/bad fixture through the real binaries: mmcheck validate names FILE:LINE (and
 # <stdin>:LINE), exits 3; mmgen rhs exits 3 and writes nothing, an existing target untouched.
+# Every tests/warn fixture: read with one warning (validate, mmspmv), refused with --strict.
 source "$(dirname "$0")/common.bash"
 BAD="$MM_ROOT/tests/bad"
 mkdir -p "$TMP/out"
@@ -57,6 +58,50 @@ while IFS=$'\t' read -r file line fragment; do
   same_files "$TMP/out/b.mtx" "$TMP/keep.mtx"
   [[ $(leftovers) == 0 ]] && pass "no temporary after mmgen rhs $file" || fail "temporary left after mmgen rhs $file"
 done <"$BAD/EXPECTED"
+
+# tests/warn: what SciPy and SuiteSparse read (a value on a pattern entry line) is read with one
+# warning naming FILE:LINE, by mmcheck validate and by a compute tool; --strict refuses it.
+WARN="$MM_ROOT/tests/warn"
+# run CODE CMD...: like expect_exit, but stdout to $TMP/stdout ($TMP/out is a folder here).
+run() {
+  local want=$1 got=0
+  shift
+  "$@" >"$TMP/stdout" 2>"$TMP/err" || got=$?
+  if [[ $got == "$want" ]]; then pass "$* -> exit $want"; else
+    fail "$* -> exit $got, expected $want; stderr: $(head -c 600 "$TMP/err")"; fi
+}
+nwarn=0
+while IFS=$'\t' read -r file line count fragment; do
+  [[ -z $file || $file == \#* ]] && continue
+  nwarn=$((nwarn + 1))
+  f="$WARN/$file"
+  [[ $count == 1 ]] && lines="1 entry line of a pattern file carries" ||
+    lines="$count entry lines of a pattern file carry"
+  run 0 mmcheck validate "$f"
+  expect_stderr "^mmcheck: warning: $f: $lines a value after the indices, ignored \\(first: entry [0-9]+ at \\([0-9]+,[0-9]+\\), line $line\\)\$"
+  [[ $(wc -l <"$TMP/err") == 1 ]] && pass "one warning for $file" || fail "$file: $(cat "$TMP/err")"
+  grep -q "^$f: valid (coordinate pattern .*, 1 warning)\$" "$TMP/stdout" && pass "$file valid, 1 warning" ||
+    fail "$file summary: $(cat "$TMP/stdout")"
+  code=0
+  mmcheck validate --strict "$f" >"$TMP/stdout" 2>"$TMP/err" || code=$?
+  check_error "mmcheck validate --strict $file" "$code" "mmcheck: $f:$line: " "$fragment"
+  code=0
+  mmcheck validate --strict - <"$f" >"$TMP/stdout" 2>"$TMP/err" || code=$?
+  check_error "mmcheck validate --strict - < $file" "$code" "mmcheck: <stdin>:$line: " "$fragment"
+  # A compute tool reads it like the file without the values, warning once.
+  awk '/^%/ { print; next } !size { print; size = 1; next } { print $1, $2 }' "$f" >"$TMP/plain.mtx"
+  run 0 mmcheck validate --strict "$TMP/plain.mtx"
+  run 0 mmspmv "$f" --x ones -o "$TMP/y.mtx"
+  expect_stderr "^mmspmv: warning: $f:$line: $lines a value after the indices, ignored\$"
+  [[ $(wc -l <"$TMP/err") == 1 ]] && pass "mmspmv warns once" || fail "mmspmv: $(cat "$TMP/err")"
+  run 0 mmspmv "$TMP/plain.mtx" --x ones -o "$TMP/y_plain.mtx"
+  same_files "$TMP/y.mtx" "$TMP/y_plain.mtx"
+  run 0 mmspmv - --x ones -q <"$f"
+  expect_stderr "^mmspmv: warning: <stdin>:$line: "
+done <"$WARN/EXPECTED"
+((nwarn >= 2)) && pass "$nwarn tests/warn fixtures" || fail "only $nwarn tests/warn fixtures"
+run 2 mmcheck info --strict "$WARN/pattern_value.mtx"
+expect_stderr '--strict does not apply to mmcheck info'
 
 # Every fixture is listed, and the suite is not empty.
 for f in "$BAD"/*; do

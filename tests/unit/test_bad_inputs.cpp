@@ -1,4 +1,5 @@
-// Bad inputs: each tests/bad fixture refused at its line; the corpus reads alike.
+// Bad inputs: each tests/bad fixture refused at its line (strict or not); each tests/warn
+// fixture read with one warning, refused when strict; the corpus reads alike.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -107,6 +108,84 @@ TEST(BadInputs, SameErrorForEveryThreadCountAndChunkSize) {
             << e.file << " threads=" << threads << " chunk=" << chunk;
       }
     }
+  }
+}
+
+TEST(BadInputs, EveryFixtureIsRefusedWhenStrictToo) {
+  for (const auto& e : expected()) {
+    const std::string path = bad_dir() + "/" + e.file;
+    ReadOptions strict{1, std::size_t{1} << 20};
+    strict.strict = true;
+    const std::string msg = error_of(path, strict);
+    EXPECT_EQ(msg.substr(0, path.size() + std::to_string(e.line).size() + 3),
+              path + ":" + std::to_string(e.line) + ": ")
+        << e.file << ": " << msg;
+  }
+}
+
+// tests/warn: files peers read that we read with one warning, refused when strict.
+struct Warned {
+  std::string file;
+  std::int64_t line = 0, count = 0;
+  std::string strict_fragment;
+};
+
+std::vector<Warned> warned() {
+  const std::string dir = test::source_dir() + "/tests/warn";
+  std::ifstream in(dir + "/EXPECTED");
+  EXPECT_TRUE(in) << "cannot open " << dir << "/EXPECTED";
+  std::vector<Warned> v;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, '\t');) f.push_back(cell);
+    if (f.size() != 4) {
+      ADD_FAILURE() << "malformed tests/warn/EXPECTED line: " << line;
+      continue;
+    }
+    v.push_back({dir + "/" + f[0], std::stoll(f[1]), std::stoll(f[2]), f[3]});
+  }
+  return v;
+}
+
+TEST(WarnInputs, EveryFixtureIsListed) {
+  std::set<std::string> listed;
+  for (const auto& w : warned()) listed.insert(w.file);
+  EXPECT_GE(listed.size(), 2u);
+  for (const auto& d : std::filesystem::directory_iterator(test::source_dir() + "/tests/warn")) {
+    if (d.path().filename() == "EXPECTED") continue;
+    EXPECT_TRUE(listed.count(d.path().string())) << d.path() << " not in tests/warn/EXPECTED";
+  }
+}
+
+TEST(WarnInputs, ReadWithOneWarningForEveryThreadCountAndChunkSize) {
+  for (const auto& w : warned()) {
+    for (int threads : {1, 2, 4}) {
+      for (std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{1} << 20}) {
+        SCOPED_TRACE(w.file + " threads=" + std::to_string(threads) +
+                     " chunk=" + std::to_string(chunk));
+        MtxMatrix m;
+        ASSERT_NO_THROW(m = read_mtx(w.file, ReadOptions{threads, chunk}));
+        ASSERT_EQ(m.read_warnings.size(), 1u);
+        EXPECT_EQ(m.read_warnings[0].kind, "pattern_values");
+        EXPECT_EQ(m.read_warnings[0].first_line, w.line);
+        EXPECT_EQ(m.read_warnings[0].count, w.count);
+        EXPECT_EQ(m.row.size(), static_cast<std::size_t>(m.header.nnz));
+      }
+    }
+  }
+}
+
+TEST(WarnInputs, RefusedAtTheFirstLineWhenStrict) {
+  for (const auto& w : warned()) {
+    ReadOptions strict{2, 7};
+    strict.strict = true;
+    const std::string msg = error_of(w.file, strict);
+    const std::string head = w.file + ":" + std::to_string(w.line) + ": ";
+    EXPECT_EQ(msg.substr(0, head.size()), head) << msg;
+    EXPECT_NE(msg.find(w.strict_fragment), std::string::npos) << msg;
   }
 }
 

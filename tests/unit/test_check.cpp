@@ -166,6 +166,22 @@ TEST(CheckValidate, CleanFilesAndOtherWarnings) {
   EXPECT_EQ(hd[0].first_col, 2);
 }
 
+TEST(CheckValidate, ValuesOnPatternLinesListedFirst) {
+  // Lines 4 and 6 carry values; entry 3 duplicates entry 1.
+  const auto w = validate(parse(
+      "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 1\n3 2 1.0\n% x\n1 1 2 0\n"));
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].kind, "pattern_values");
+  EXPECT_EQ(w[0].count, 2);
+  EXPECT_EQ(w[0].first_entry, 2);
+  EXPECT_EQ(w[0].first_row, 3);
+  EXPECT_EQ(w[0].first_col, 2);
+  EXPECT_EQ(w[0].message,
+            "2 entry lines of a pattern file carry a value after the indices, ignored (first: "
+            "entry 2 at (3,2), line 4)");
+  EXPECT_EQ(w[1].kind, "duplicates");
+}
+
 // ---- compare ----
 
 const char* kA = "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 2 2\n1 2 1e-12\n";
