@@ -12,116 +12,17 @@
 #include "mm/io.hpp"
 #include "mm/mtx.hpp"
 #include "mm/mtx_header.hpp"
+#include "mm/mtx_source.hpp"
 
 namespace mm {
 
 namespace {
 
-constexpr std::size_t kReadBlock = 1 << 16;
-
-// Where bytes come from: a stream or a string already in memory.
-class Source {
- public:
-  virtual ~Source() = default;
-  virtual std::size_t read(char* buf, std::size_t n) = 0;
-};
-
-class StreamSource final : public Source {
- public:
-  explicit StreamSource(InputStream& in) : in_(in) {}
-  std::size_t read(char* buf, std::size_t n) override { return in_.read(buf, n); }
-
- private:
-  InputStream& in_;
-};
-
-class MemorySource final : public Source {
- public:
-  explicit MemorySource(std::string_view s) : s_(s) {}
-  std::size_t read(char* buf, std::size_t n) override {
-    n = std::min(n, s_.size() - pos_);
-    std::memcpy(buf, s_.data() + pos_, n);
-    pos_ += n;
-    return n;
-  }
-
- private:
-  std::string_view s_;
-  std::size_t pos_ = 0;
-};
-
-// A growable byte window: bytes [0, size) are valid.
-struct Window {
-  std::unique_ptr<char[]> data;
-  std::size_t size = 0, cap = 0;
-
-  void reserve(std::size_t n) {
-    if (n <= cap) return;
-    auto d = std::make_unique_for_overwrite<char[]>(n);  // no zero fill
-    if (size) std::memcpy(d.get(), data.get(), size);
-    data = std::move(d);
-    cap = n;
-  }
-  // Reads until full or the source ends; returns false at the end of the source.
-  bool fill(Source& src) {
-    while (size < cap) {
-      const std::size_t n = src.read(data.get() + size, cap - size);
-      if (n == 0) return false;
-      size += n;
-    }
-    return true;
-  }
-  void drop_front(std::size_t n) {
-    std::memmove(data.get(), data.get() + n, size - n);
-    size -= n;
-  }
-};
-
-// Header lines, one at a time; what is left after the size line starts the body.
-class HeaderReader {
- public:
-  explicit HeaderReader(Source& src) : src_(src) { w_.reserve(kReadBlock); }
-  std::int64_t line_no() const { return line_no_; }
-
-  bool next_line(std::string_view& line) {
-    for (;;) {
-      const char* b = w_.data.get() + pos_;
-      const std::size_t avail = w_.size - pos_;
-      if (const void* nl = std::memchr(b, '\n', avail)) {
-        const auto len = static_cast<std::size_t>(static_cast<const char*>(nl) - b);
-        line = std::string_view(b, len);
-        pos_ += len + 1;
-        ++line_no_;
-        return true;
-      }
-      if (eof_) {
-        if (avail == 0) return false;
-        line = std::string_view(b, avail);
-        pos_ = w_.size;
-        ++line_no_;
-        return true;
-      }
-      w_.drop_front(pos_);
-      pos_ = 0;
-      if (w_.size == w_.cap) w_.reserve(w_.cap * 2);
-      eof_ = !w_.fill(src_);
-    }
-  }
-  // Hands over the unread bytes.
-  Window take_rest(bool& eof) {
-    w_.drop_front(pos_);
-    pos_ = 0;
-    eof = eof_;
-    return std::move(w_);
-  }
-
- private:
-  Source& src_;
-  Window w_;
-  std::size_t pos_ = 0;
-  std::int64_t line_no_ = 0;
-  bool eof_ = false;
-};
+using detail::HeaderReader;
+using detail::MemorySource;
+using detail::Source;
+using detail::StreamSource;
+using detail::Window;
 
 const char* skip_blanks(const char* p, const char* e) {
   while (p < e && is_blank(*p)) ++p;
