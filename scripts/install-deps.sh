@@ -4,7 +4,7 @@
 # exits 1 when something is missing.
 set -euo pipefail
 pkgs=(cmake make g++ ninja-build pkg-config
-      libboost-program-options-dev libgtest-dev libgmock-dev zlib1g-dev nlohmann-json3-dev
+      libboost-program-options-dev libgtest-dev libgmock-dev zlib1g-dev libpng-dev nlohmann-json3-dev
       libopenblas-dev liblapacke-dev libsuitesparse-dev
       gnuplot-nox python3 python3-numpy python3-scipy curl
       help2man groff-base)  # the man pages: generated at build time, rendered by the install test

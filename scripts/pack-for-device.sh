@@ -12,9 +12,9 @@ strip "$root/.carry/bin/"*
 # xz's 64 MiB dictionary (-9) finds the repeats across files, 55 MB at the default -> 15 MB.
 tar -cf - -C "$root/.carry" bin | xz -9e -T2 >"$root/.carry/bin.tar.xz" && rm -rf "$root/.carry/bin"
 # Libraries not on the GPU machine's Ubuntu image (it has OpenBLAS and LAPACKE): the
-# OpenMP runtime, to be safe, and SuiteSparse.
+# OpenMP runtime, to be safe, SuiteSparse, and libpng (mmcheck spy; every tool links it).
 for lib in libgomp.so.1 libumfpack.so.5 libamd.so.2 libcholmod.so.3 libsuitesparseconfig.so.5 \
-           libcolamd.so.2 libccolamd.so.2 libcamd.so.2 libmetis.so.5; do
+           libcolamd.so.2 libccolamd.so.2 libcamd.so.2 libmetis.so.5 libpng16.so.16; do
   for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu; do
     [[ -e $d/$lib ]] && { cp -L "$d/$lib" "$root/.carry/lib/"; break; }
   done

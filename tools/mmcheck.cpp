@@ -1,4 +1,6 @@
 // mmcheck: statistics, validation and correctness checks (compare, residual, LU) of .mtx files.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -8,6 +10,8 @@
 #include <vector>
 
 #include "analysis/check.hpp"
+#include "analysis/png.hpp"
+#include "analysis/spy.hpp"
 #include "mm/cli.hpp"
 #include "mm/error.hpp"
 #include "mm/io.hpp"
@@ -33,7 +37,12 @@ constexpr const char* kDescription =
     "  lu A LU piv    ||PA-LU||_F / ||A||_F; LU is n x n with unit-lower L below the\n"
     "                 diagonal and U on and above it, piv an n x 1 'array integer' file of\n"
     "                 LAPACK ipiv (1-based; row i swapped with row piv[i], i = 1..n in order);\n"
-    "                 exit 1 unless <= tol, exit 3 for bad pivots";
+    "                 exit 1 unless <= tol, exit 3 for bad pivots\n"
+    "  spy A -o A.png the sparsity pattern as a grayscale PNG, --size pixels at most a side\n"
+    "                 (caption with rows, cols and nnz included), rows:cols kept; a matrix\n"
+    "                 smaller than that gets whole pixels per entry, a larger one a pixel per\n"
+    "                 block shaded by --shade; symmetric kinds drawn with both triangles,\n"
+    "                 array files by their nonzero values; a 0 x 0 matrix gives the caption";
 
 constexpr const char* kExamples =
     "mmcheck info datasets/corpus/west0479.mtx\n"
@@ -42,7 +51,9 @@ constexpr const char* kExamples =
     "mmcheck validate --strict A.mtx\n"
     "mmcheck compare C.mtx C_ref.mtx --rtol 1e-12 --atol 1e-300\n"
     "mmcheck residual A.mtx x.mtx b.mtx --tol 1e-12\n"
-    "mmcheck lu A.mtx LU.mtx piv.mtx";
+    "mmcheck lu A.mtx LU.mtx piv.mtx\n"
+    "mmcheck spy datasets/corpus/bcsstk13.mtx -o bcsstk13.png\n"
+    "mmgen powerlaw --n 100000 | mmcheck spy - --size 400 --shade fraction -o powerlaw.png";
 
 struct Command {
   std::size_t min_files, max_files;
@@ -56,6 +67,7 @@ const std::map<std::string, Command>& commands() {
       {"compare", {2, 2, {"json", "rtol", "atol"}}},
       {"residual", {3, 3, {"json", "tol"}}},
       {"lu", {3, 3, {"json", "tol"}}},
+      {"spy", {1, 1, {"size", "shade"}}},
   };
   return c;
 }
@@ -70,12 +82,30 @@ std::int64_t file_bytes(const std::string& path) {
   return path == "-" || ec ? -1 : static_cast<std::int64_t>(n);
 }
 
+// --size and --shade; a PNG is not for a terminal: -o, or standard output redirected.
+mm::spy::Options spy_options(const mm::Cli& cli) {
+  mm::spy::Options o;
+  if (cli.has("size")) o.size = cli.get<int>("size");
+  if (o.size < mm::spy::kMinSize || o.size > mm::spy::kMaxSize)
+    throw mm::UsageError("--size " + std::to_string(o.size) + ": expected " +
+                         std::to_string(mm::spy::kMinSize) + ".." +
+                         std::to_string(mm::spy::kMaxSize) + " pixels");
+  const std::string shade = cli.has("shade") ? cli.get<std::string>("shade") : "log";
+  if (shade != "log" && shade != "fraction")
+    throw mm::UsageError("--shade '" + shade + "': expected log or fraction");
+  o.shade = shade == "log" ? mm::spy::Shade::log : mm::spy::Shade::fraction;
+  const auto& c = cli.common();
+  if (!c.quiet && c.output == "-" && isatty(STDOUT_FILENO))
+    throw mm::UsageError("spy writes a PNG image: give -o FILE.png or redirect standard output");
+  return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return mm::run_tool("mmcheck", argc, argv, [](int argc, char** argv) {
     namespace check = mm::check;
-    mm::Cli cli("mmcheck", "info|validate|compare|residual|lu FILES... [options]", kDescription,
+    mm::Cli cli("mmcheck", "info|validate|compare|residual|lu|spy FILES... [options]", kDescription,
                 kExamples);
     cli.options()("json", mm::po::bool_switch(), "one JSON object instead of 'key: value' lines")(
         "rtol", mm::po::value<double>(), "compare: relative tolerance (default 1e-9)")(
@@ -84,7 +114,12 @@ int main(int argc, char** argv) {
         "residual: bound on the relative residual (default 1e-10); lu: bound on "
         "||PA-LU||_F/||A||_F (default 100*n*eps)")(
         "strict", mm::po::bool_switch(),
-        "validate: refuse a value on a pattern entry line (exit 3) instead of a warning");
+        "validate: refuse a value on a pattern entry line (exit 3) instead of a warning")(
+        "size", mm::po::value<int>(),
+        "spy: the picture's longest side in pixels at most, 32..4096 (default 1000)")(
+        "shade", mm::po::value<std::string>(),
+        "spy: a pixel covering a block of entries: log (its entry count on a log scale up to "
+        "the fullest block; default) or fraction (of its positions holding an entry)");
     cli.positional("command", 1);
     cli.positional("files", -1);
     if (!cli.parse(argc, argv)) return 0;
@@ -92,12 +127,12 @@ int main(int argc, char** argv) {
 
     const auto cmd_args = cli.positionals("command");
     if (cmd_args.empty())
-      throw mm::UsageError("missing command: info, validate, compare, residual or lu");
+      throw mm::UsageError("missing command: info, validate, compare, residual, lu or spy");
     const std::string cmd = cmd_args[0];
     const auto it = commands().find(cmd);
     if (it == commands().end())
       throw mm::UsageError("unknown command '" + cmd +
-                           "': expected info, validate, compare, residual or lu");
+                           "': expected info, validate, compare, residual, lu or spy");
     const Command& spec = it->second;
     const auto files = cli.positionals("files");
     if (files.size() < spec.min_files || files.size() > spec.max_files) {
@@ -107,13 +142,14 @@ int main(int argc, char** argv) {
       throw mm::UsageError(cmd + " takes " + want + (spec.min_files == 1 ? " file" : " files") +
                            ", got " + std::to_string(files.size()) + " (see mmcheck --help)");
     }
-    for (const char* opt : {"json", "rtol", "atol", "tol", "strict"}) {
+    for (const char* opt : {"json", "rtol", "atol", "tol", "strict", "size", "shade"}) {
       const std::string o = opt;
       const bool given = o == "json" || o == "strict" ? cli.get<bool>(o) : cli.has(opt);
       if (given && std::find(spec.options.begin(), spec.options.end(), opt) == spec.options.end())
         throw mm::UsageError(std::string("--") + opt + " does not apply to mmcheck " + cmd);
     }
     const bool json = cli.get<bool>("json");
+    const auto spy_opt = cmd == "spy" ? spy_options(cli) : mm::spy::Options{};
 
     mm::TimingRecord rec("mmcheck");
     rec.impl(cmd);
@@ -181,6 +217,8 @@ int main(int argc, char** argv) {
         j = check::to_json(r);
         report = check::to_text(r);
         status = r.pass ? 0 : 1;
+      } else if (cmd == "spy") {
+        report = mm::encode_png(mm::spy::draw(in[0], spy_opt).image);
       } else {  // lu
         const std::int64_t n = in[0].header.rows;
         if (!in[0].header.is_square())

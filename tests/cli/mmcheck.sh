@@ -1,5 +1,6 @@
 # mmcheck through the real binary: corpus validation, info against SciPy, exit codes of
-# compare / residual / lu, and an LU from scipy.linalg.lu_factor accepted by `mmcheck lu`.
+# compare / residual / lu, an LU from scipy.linalg.lu_factor accepted by `mmcheck lu`, and spy
+# pictures of the corpus decoded and compared with SciPy's pattern.
 source "$(dirname "$0")/common.bash"
 
 # ---- validate: every corpus file is valid -------------------------------------------------
@@ -32,7 +33,7 @@ expect_exit 2 mmcheck lu "$CORPUS/c.mtx"
 expect_exit 2 mmcheck info "$CORPUS/c.mtx" --rtol 1
 expect_exit 2 mmcheck validate "$CORPUS/c.mtx" --json
 expect_exit 0 mmcheck --help
-for sub in info validate compare residual lu; do
+for sub in info validate compare residual lu spy; do
   grep -q "^  \$ mmcheck $sub " "$TMP/out" && pass "--help has a $sub example" || fail "--help lacks a $sub example"
 done
 
@@ -207,6 +208,153 @@ expect_exit 0 mmcheck lu "$CORPUS/west0479.mtx" "$TMP/west0479_LU.mtx" "$TMP/wes
 import json; j = json.load(open('$TMP/out'))
 assert j['n'] == 479 and j['pass'] and j['relative_error'] < 1e-14, j
 " && pass "scipy LU of west0479: relative error small" || fail "lu --json: $(cat "$TMP/out")"
+
+# ---- spy: PNG pictures of the corpus, checked pixel by pixel against SciPy's pattern ----------
+# spy_check MTX PNG SIZE...: each PNG decoded here (chunks, CRCs, zlib, the five filters); its
+# sides at most SIZE, the longer one SIZE when the matrix has more rows or columns than that;
+# inside the gray frame, a pixel is dark exactly where SciPy's expanded pattern (nonzero values
+# of an array file) puts an entry, whole-pixel cells or blocks alike.
+spy_check() {
+  "$PY" - "$@" <<'EOF'
+import struct, sys, zlib
+import numpy as np, scipy.io as sio, scipy.sparse as sp
+
+def decode(path):
+    b = open(path, "rb").read()
+    assert b[:8] == b"\x89PNG\r\n\x1a\n", "no PNG signature"
+    pos, chunks = 8, []
+    while pos < len(b):
+        n, kind = struct.unpack(">I4s", b[pos:pos + 8])
+        data = b[pos + 8:pos + 8 + n]
+        crc, = struct.unpack(">I", b[pos + 8 + n:pos + 12 + n])
+        assert zlib.crc32(kind + data) == crc, f"bad CRC in {kind}"
+        chunks.append((kind, data))
+        pos += 12 + n
+    assert chunks[0][0] == b"IHDR" and chunks[-1][0] == b"IEND", "IHDR first, IEND last"
+    w, h, depth, color, comp, filt, inter = struct.unpack(">IIBBBBB", chunks[0][1])
+    assert (depth, color, comp, filt, inter) == (8, 0, 0, 0, 0), "8-bit gray, not interlaced"
+    raw = zlib.decompress(b"".join(d for k, d in chunks if k == b"IDAT"))
+    assert len(raw) == h * (w + 1), "IDAT holds the rows"
+    img, prev = np.zeros((h, w), np.uint8), [0] * w
+    for y in range(h):
+        f, row = raw[y * (w + 1)], list(raw[y * (w + 1) + 1:(y + 1) * (w + 1)])
+        assert f <= 4, f"filter {f}"
+        for x in range(w):
+            a = row[x - 1] if x else 0
+            c = prev[x - 1] if x else 0
+            up = prev[x]
+            if f == 1: row[x] = (row[x] + a) & 255
+            elif f == 2: row[x] = (row[x] + up) & 255
+            elif f == 3: row[x] = (row[x] + (a + up) // 2) & 255
+            elif f == 4:
+                p = a + up - c
+                pa, pb, pc = abs(p - a), abs(p - up), abs(p - c)
+                row[x] = (row[x] + (a if pa <= pb and pa <= pc else up if pb <= pc else c)) & 255
+        img[y], prev = row, row
+    return img
+
+args = sys.argv[1:]
+mtx = args[0]
+rows, cols, entries, fmt, field, symm = sio.mminfo(mtx)
+a = sio.mmread(mtx)
+a = sp.coo_matrix(a) if fmt == "array" else a.tocoo()
+if fmt == "array":
+    a.eliminate_zeros()
+for png, size in zip(args[1::2], map(int, args[2::2])):
+    name = f"{png.split('/')[-1]} (size {size})"
+    try:
+        img = decode(png)
+        h, w = img.shape
+        assert w <= size and h <= size, f"{w} x {h} over {size}"
+        if max(rows, cols) > size:
+            assert max(w, h) == size, f"{w} x {h}: the longer side is not {size}"
+        top = np.flatnonzero(img[0] == 150)
+        if rows == 0 or cols == 0:
+            assert len(top) == 0 and h < 40 and (img == 0).any(), "caption alone"
+            print("PASS", name, f"{w} x {h}, caption alone")
+            continue
+        fx, fw = top[0], len(top)
+        fh = int(np.argmin(img[:, fx] == 150)) or h
+        plot = img[1:fh - 1, fx + 1:fx + fw - 1]
+        ph, pw = plot.shape
+        cell = pw // cols if pw % cols == 0 and ph == rows * (pw // cols) else 0
+        want = np.zeros((ph, pw), bool)
+        if cell:
+            for dy in range(cell):
+                for dx in range(cell):
+                    want[a.row * cell + dy, a.col * cell + dx] = True
+        else:
+            want[a.row * ph // rows, a.col * pw // cols] = True
+        assert abs(ph / pw - rows / cols) <= rows / cols / min(ph, pw) + 1e-12, "aspect ratio"
+        bad = int(((plot < 255) != want).sum())
+        assert bad == 0, f"{bad} plot pixels differ from the pattern"
+        assert (img[fh:] == 0).any(), "no caption"
+        print("PASS", name, f"{w} x {h}, plot {pw} x {ph}, " + (f"{cell} px an entry" if cell else "blocks"))
+    except Exception as e:
+        print("FAIL", name, e)
+EOF
+}
+mkdir -p "$TMP/spy"
+for f in "$CORPUS"/*.mtx; do
+  n=$(basename "$f" .mtx)
+  expect_exit 0 mmcheck spy "$f" -o "$TMP/spy/$n.png"
+  expect_exit 0 mmcheck spy "$f" -o "$TMP/spy/$n-300.png" --size 300
+  while read -r verdict msg; do
+    if [[ $verdict == PASS ]]; then pass "spy $msg"; else fail "spy $msg"; fi
+  done < <(spy_check "$f" "$TMP/spy/$n.png" 1000 "$TMP/spy/$n-300.png" 300)
+done
+# Block shading by fraction: the same dark pixels as by count, other shades.
+expect_exit 0 mmcheck spy "$CORPUS/bcsstk13.mtx" --shade fraction --size 300 -o "$TMP/spy/frac.png"
+spy_check "$CORPUS/bcsstk13.mtx" "$TMP/spy/frac.png" 300 | grep -q '^PASS' && pass "spy --shade fraction" ||
+  fail "spy --shade fraction: $(spy_check "$CORPUS/bcsstk13.mtx" "$TMP/spy/frac.png" 300)"
+cmp -s "$TMP/spy/frac.png" "$TMP/spy/bcsstk13-300.png" && fail "fraction and log shades alike" ||
+  pass "fraction and log shades differ"
+
+# 0 x 0: a picture of the caption alone (a refusal would break `for f in *.mtx` loops, and a
+# 0 x 0 matrix is a valid file); 1 x 1: one black cell.
+printf '%%%%MatrixMarket matrix coordinate real general\n0 0 0\n' >"$TMP/zero.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 5\n' >"$TMP/one.mtx"
+expect_exit 0 mmcheck spy "$TMP/zero.mtx" -o "$TMP/spy/zero.png"
+expect_exit 0 mmcheck spy "$TMP/one.mtx" -o "$TMP/spy/one.png" --size 64
+while read -r verdict msg; do
+  if [[ $verdict == PASS ]]; then pass "spy $msg"; else fail "spy $msg"; fi
+done < <(spy_check "$TMP/zero.mtx" "$TMP/spy/zero.png" 1000; spy_check "$TMP/one.mtx" "$TMP/spy/one.png" 64)
+
+# Standard input, gzip and standard output give the same bytes as the file...
+gzip -c "$CORPUS/west0479.mtx" >"$TMP/w.mtx.gz"
+expect_exit 0 mmcheck spy - -o "$TMP/spy/stdin.png" <"$CORPUS/west0479.mtx"
+same_files "$TMP/spy/stdin.png" "$TMP/spy/west0479.png"
+expect_exit 0 mmcheck spy "$TMP/w.mtx.gz" -o "$TMP/spy/gz.png"
+same_files "$TMP/spy/gz.png" "$TMP/spy/west0479.png"
+expect_exit 0 mmcheck spy "$CORPUS/west0479.mtx"
+same_files "$TMP/out" "$TMP/spy/west0479.png"
+# ... but a PNG is not written onto a terminal.
+if script -qec "mmcheck spy '$CORPUS/west0479.mtx'" /dev/null >"$TMP/tty.txt" 2>&1; then
+  fail "spy onto a terminal exited 0"
+else
+  grep -q 'give -o FILE.png or redirect standard output' "$TMP/tty.txt" && pass "spy refuses a terminal" ||
+    fail "spy onto a terminal: $(head -c 300 "$TMP/tty.txt")"
+fi
+
+# Failures leave nothing: an unwritable -o exits 4, bad input exits 3 with the target untouched.
+expect_exit 4 mmcheck spy "$CORPUS/west0479.mtx" -o "$TMP/no/such/dir/a.png"
+expect_stderr '^mmcheck: cannot create a file beside .*/no/such/dir/a\.png'
+touch "$TMP/notadir"
+expect_exit 4 mmcheck spy "$CORPUS/west0479.mtx" -o "$TMP/notadir/a.png"
+[[ ! -e $TMP/no && -f $TMP/notadir ]] && pass "unwritable -o left nothing" || fail "unwritable -o left files"
+cp "$TMP/spy/one.png" "$TMP/spy/keep.png"
+expect_exit 3 mmcheck spy "$TMP/bad.mtx" -o "$TMP/spy/keep.png"
+same_files "$TMP/spy/keep.png" "$TMP/spy/one.png"
+[[ -z $(find "$TMP/spy" -name '.*mmtmp*') ]] && pass "no temporary left in spy/" || fail "temporary left in spy/"
+
+expect_exit 2 mmcheck spy "$CORPUS/c.mtx" --size 31 -o "$TMP/x.png"
+expect_stderr 'expected 32\.\.4096 pixels'
+expect_exit 2 mmcheck spy "$CORPUS/c.mtx" --size 4097 -o "$TMP/x.png"
+expect_exit 2 mmcheck spy "$CORPUS/c.mtx" --shade linear -o "$TMP/x.png"
+expect_stderr "expected log or fraction"
+expect_exit 2 mmcheck spy "$CORPUS/c.mtx" "$CORPUS/c.mtx" -o "$TMP/x.png"
+expect_exit 2 mmcheck info "$CORPUS/c.mtx" --size 100
+[[ ! -e $TMP/x.png ]] && pass "usage errors wrote nothing" || fail "a usage error wrote x.png"
 
 # ---- timing record and -o --------------------------------------------------------------------------
 expect_exit 0 mmcheck info "$CORPUS/cage5.mtx" --timing "$TMP/t.jsonl" -o "$TMP/info.txt"
