@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Turns a Makefile.pipeline results folder into report.md, summary-experiments.md and gnuplot
 PNG plots. Reads only the timing records (timings/<exp>/<variant>-<case>.jsonl), the measured
-ceilings (timings/ceiling/), the check results (check/) and, for where the pipeline's own
-time went, steps.tsv and the generation records (logs/gen/). Standard library only.
+ceilings (timings/ceiling/), the check results (check/), the corpus's spy plots (plots/spy/,
+with info/corpus-*.json for their shapes) and, for where the pipeline's own time went,
+steps.tsv and the generation records (logs/gen/). Standard library only.
 Usage: report.py RESULTS"""
 import collections
 import datetime
@@ -208,6 +209,37 @@ def not_applicable(recs):
             by[(variant, reason)].append(case)
     return [f"- `{v}` on {len(c)} case(s) ({', '.join(c[:6])}{', ...' if len(c) > 6 else ''}): "
             f"{reason}" for (v, reason), c in by.items()]
+
+
+def spy_gallery(results: pathlib.Path, rows):
+    """The corpus's spy plots (plots/spy/<name>.png, by mmcheck spy), each beside that
+    matrix's spmv numbers: the fastest variant on each device class, by median time."""
+    pngs = sorted((results / "plots" / "spy").glob("*.png"))
+    if not pngs:
+        return []
+    devs = [d for d in ("gpu", "cpu") if any(r["dev"] == d for r in rows)] or ["cpu"]
+    out = ["", "Sparsity patterns of the corpus (`mmcheck spy`, darker: more entries) beside "
+           "their spmv numbers (the fastest variant per device class; *not timed*: left out by "
+           "SPMV_SKIP or the run's selection):", "",
+           "| matrix | pattern | rows x cols | stored nnz | "
+           + " | ".join(f"fastest on {d}" for d in devs) + " |",
+           "|---|---|---:|---:|" + "---|" * len(devs)]
+    for png in pngs:
+        name = png.stem
+        case = name.replace("-", "_")  # the case name Makefile.pipeline gives the file
+        info_file = results / "info" / f"corpus-{name}.json"
+        info = json.loads(info_file.read_text()) if info_file.exists() else {}
+        shape = f"{info['rows']} x {info['cols']}" if "rows" in info else "-"
+        nnz = f"{info['nnz_stored']:,}" if "nnz_stored" in info else "-"
+        cells = []
+        for d in devs:
+            mine = [r for r in rows if r["case"] == case and r["dev"] == d]
+            b = min(mine, key=lambda r: r["t"]) if mine else None
+            cells.append(f"{b['variant']}: {fmt_time(b['t'])}, {fmt(b['gbps'])} GB/s" if b else
+                         "not timed")
+        out.append(f"| {name} | ![{name}](plots/spy/{name}.png) | {shape} | {nnz} | "
+                   + " | ".join(cells) + " |")
+    return out
 
 
 def gp_quote(s: str) -> str:
@@ -444,9 +476,14 @@ def main(results: pathlib.Path) -> int:
         body += ["", f"## {EXPERIMENTS[exp][0]}", ""]
         body += [f"![{n}](plots/{n})" for n in names] + [""] if terminal else []
         body += table(exp, rows)
+        if exp == "spmv":
+            body += spy_gallery(results, rows)
         if nas:
             body += ["", "Not applicable (the tool refused the input, exit 3):"] + nas
     md += ["", "## Summary", ""] + summary + body
+    spy = [] if runs.get("spmv") else spy_gallery(results, [])
+    if spy:  # no spmv section to show them in
+        md += ["", "## Corpus sparsity patterns"] + spy
     md += ["", "## Checks", "",
            "Each variant run once with output at a small size and checked by `mmcheck` "
            "(`compare` against the reference's output; `lu` and `residual` for lu and solve); "

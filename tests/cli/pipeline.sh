@@ -1,8 +1,8 @@
 # Makefile.pipeline end to end on a tiny selection with the binaries of $MM_BIN: the main job
-# (two steps at a time) writes checked records, the report's tables and PNG plots and where
-# the time went; a second run does nothing; a changed input reruns only what depends on it;
-# the TOP_MAX caps; the CPU lock of pipeline_step.sh; bad SCALE / DEVICE / TIMED_FIELD are
-# refused.
+# (two steps at a time) writes checked records, the report's tables and PNG plots, the
+# corpus's spy plots beside the spmv numbers and where the time went; a second run does
+# nothing; a changed input reruns only what depends on it; the TOP_MAX caps; the CPU lock of
+# pipeline_step.sh; bad SCALE / DEVICE / TIMED_FIELD are refused.
 source "$(dirname "$0")/common.bash"
 cd "$TMP"
 if ! command -v make > /dev/null; then echo "skip: no make here, Makefile.pipeline cannot run"; exit 0; fi
@@ -75,6 +75,30 @@ if command -v gnuplot > /dev/null; then
 else
   echo "skip: no gnuplot here, plots not drawn (plots/*.gp written)"
 fi
+
+# The corpus's spy plots (mmcheck spy, made with the inputs), each linked in the spmv section
+# beside that matrix's numbers; files the run did not time say so.
+nspy=0 ncorpus=0
+for f in "$CORPUS"/*.mtx; do
+  ncorpus=$((ncorpus + 1))
+  png=$R/plots/spy/$(basename "$f" .mtx).png
+  [[ $(head -c 8 "$png" 2> /dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] &&
+    nspy=$((nspy + 1)) || fail "$png is not a PNG"
+done
+((nspy == ncorpus && nspy > 0)) && pass "$nspy spy plots, one per corpus file" || true
+"$PY" - "$R"/plots/spy/*.png <<'EOF' && pass "spy plots within SPY_SIZE (400)" || fail "spy plot sizes"
+import struct, sys
+for p in sys.argv[1:]:
+    w, h = struct.unpack(">II", open(p, "rb").read()[16:24])
+    assert max(w, h) <= 400 and min(w, h) > 0, (p, w, h)
+EOF
+sed -n '/^## spmv: /,/^## [a-z]/p' "$R/report.md" > spmv.md
+grep -Eq '^\| 494_bus \| !\[494_bus\]\(plots/spy/494_bus\.png\) \| 494 x 494 \| 1,080 \| [a-z][a-z0-9-]*: [0-9.]+ (s|ms|us), [0-9.e+-]+ GB/s \|$' spmv.md &&
+  grep -Eq '^\| west0479 \| !\[west0479\]\(plots/spy/west0479\.png\) \| 479 x 479 \| 1,910 \| [a-z][a-z0-9-]*: ' spmv.md &&
+  grep -qxF '| c | ![c](plots/spy/c.png) | 3 x 3 | 5 | not timed |' spmv.md &&
+  [[ $(grep -c '](plots/spy/' spmv.md) == "$ncorpus" ]] &&
+  pass "report shows each spy plot beside its spmv numbers" ||
+  fail "spy plots in the spmv section: $(grep 'plots/spy' spmv.md | head -5)"
 
 # ---- incremental -------------------------------------------------------------------------------
 pl "${sel[@]}" > run2.log 2>&1 || fail "second run failed: $(tail run2.log)"
