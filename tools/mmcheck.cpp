@@ -1,4 +1,4 @@
-// mmcheck: statistics, validation and correctness checks (compare, residual, LU) of .mtx files.
+// mmcheck: statistics, validation, checks (compare, residual, LU) and spy pictures of .mtx files.
 #include <unistd.h>
 
 #include <algorithm>
