@@ -9,6 +9,9 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
 checks=0
+# Whether the binaries were built with the CUDA backend (their CUDA implementations listed);
+# a GPU to run them on is a separate question (nvidia-smi).
+cuda_built=$(mmspmv --list-impls | awk '$2 == "cuda" {f = 1} END {if (f) print 1}')
 
 pass() { checks=$((checks + 1)); echo "ok: $*"; }
 fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }

@@ -62,8 +62,13 @@ expect_exit 2 mmmul - - <"$CORPUS/west0067.mtx"
 if [[ -z $gpu ]]; then
   expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --device cuda -o "$TMP/cuda.mtx"
   [[ ! -e $TMP/cuda.mtx ]] && pass "--device cuda wrote nothing" || fail "--device cuda left an output"
-  expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-naive -o "$TMP/cuda.mtx"
-  expect_stderr "needs a GPU"
+  if [[ $cuda_built ]]; then
+    expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-naive -o "$TMP/cuda.mtx"
+    expect_stderr "needs a GPU"
+  else  # built without CUDA: the name is not known at all
+    expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-naive -o "$TMP/cuda.mtx"
+    expect_stderr "unknown --impl 'cuda-naive'"
+  fi
 else  # an implementation of the other device than --device names is a usage error
   expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --device cuda --impl cpu-spgemm -o "$TMP/cuda.mtx"
   expect_stderr "runs on the cpu, not on --device cuda"

@@ -25,3 +25,14 @@ inline bool runnable(Device d) {
   do {                                                                                        \
     if (::mm::test::gpu().count == 0) GTEST_SKIP() << "no GPU: " << ::mm::test::gpu().reason; \
   } while (0)
+
+// First statement of a test of the CUDA implementations' registry entries, which needs no GPU
+// but exists only in a build with the CUDA backend.
+#ifdef MM_HAVE_CUDA
+#define MM_REQUIRE_CUDA_BUILD() \
+  do {                          \
+  } while (0)
+#else
+#define MM_REQUIRE_CUDA_BUILD() \
+  GTEST_SKIP() << "built without CUDA (MM_WITH_CUDA=OFF): no CUDA implementations to check"
+#endif

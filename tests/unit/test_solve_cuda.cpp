@@ -7,8 +7,8 @@
 
 #include <random>
 
-#include "gpu.hpp"
 #include "analysis/generate.hpp"
+#include "gpu.hpp"
 #include "random_matrices.hpp"
 #include "solve.hpp"
 #include "spmv.hpp"
@@ -311,6 +311,7 @@ TEST(SolveCuda, NonConvergenceZeroRhsAndBreakdowns) {
 
 // Made without a GPU: Jacobi's diagonal is inverted when the runner is made.
 TEST(SolveCuda, ZeroDiagonalWithJacobiRefusedLikeCpu) {
+  MM_REQUIRE_CUDA_BUILD();
   const MtxMatrix mtx = read_mtx(test::corpus_dir() + "/test_FW_1000.mtx");
   const auto a = coo_to_csr(to_coo<I, double>(mtx));
   const Dense<double> b(a.rows, 1, 1.0);
@@ -338,6 +339,7 @@ TEST(SolveCuda, ZeroDiagonalWithJacobiRefusedLikeCpu) {
 
 // Listed for every value type and picked first on the GPU.
 TYPED_TEST(SolveCudaTypes, ListedAndPickedForCuda) {
+  MM_REQUIRE_CUDA_BUILD();
   for (const SolveMethod m :
        {SolveMethod::gauss, SolveMethod::cg, SolveMethod::bicgstab, SolveMethod::gmres}) {
     const auto& impl = pick_impl(solve_impls<I, TypeParam>(m), "solve", "", Device::cuda);
