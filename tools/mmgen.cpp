@@ -6,14 +6,15 @@
 #include <optional>
 #include <sstream>
 
-#include "mm/cli.hpp"
-#include "mm/error.hpp"
 #include "analysis/generate.hpp"
 #include "analysis/generate_rhs.hpp"
+#include "mm/cli.hpp"
+#include "mm/error.hpp"
 #include "mm/io.hpp"
 #include "mm/mtx.hpp"
 #include "mm/timing.hpp"
 #include "mm/tool.hpp"
+#include "mm/tool_io.hpp"
 
 namespace {
 
@@ -86,6 +87,7 @@ int run_rhs(const mm::Cli& cli, const std::string& input) {
   rec.impl("rhs");
   mm::Stopwatch w;
   const mm::MtxMatrix a = mm::read_mtx(input, {c.threads, std::size_t{1} << 20});
+  mm::warn_read("mmgen", input, a);
   rec.phase("read", w.seconds());
   std::error_code ec;
   const auto bytes = input == "-" ? std::uintmax_t(0) : std::filesystem::file_size(input, ec);

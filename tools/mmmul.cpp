@@ -203,12 +203,13 @@ int main(int argc, char** argv) {
         "sparse DSMM (C dense). --mode converts the operands to force one of them. Symmetric\n"
         "kinds are expanded; integer and pattern values are promoted to real. A's columns must\n"
         "equal B's rows (exit 3 otherwise).\n"
+        "\n"
         "Work (8 instead of 2 flops per product for complex; csr = nnz*(value+index) + "
         "(rows+1)*index):\n"
-        "  gemm:   flops = 2*m*n*k;                bytes = (m*k + k*n + m*n)*value\n"
-        "  spgemm: flops = 2*sum over a_ik of nnz(B row k); bytes = csr(A) + csr(B) + csr(C)\n"
-        "  spmm:   flops = 2*nnz(A)*n;             bytes = csr(A) + (k*n + m*n)*value\n"
-        "  dsmm:   flops = 2*m*nnz(B);             bytes = csr(B) + (m*k + m*n)*value",
+        "  gemm    flops = 2*m*n*k;  bytes = (m*k + k*n + m*n)*value\n"
+        "  spgemm  flops = 2*sum over a_ik of nnz(B row k);  bytes = csr(A) + csr(B) + csr(C)\n"
+        "  spmm    flops = 2*nnz(A)*n;  bytes = csr(A) + (k*n + m*n)*value\n"
+        "  dsmm    flops = 2*m*nnz(B);  bytes = csr(B) + (m*k + m*n)*value",
         "mmmul A.mtx B.mtx -o C.mtx\n"
         "mmgen dense --rows 500 --cols 300 | mmmul - W.mtx --alpha 0.5 > C.mtx\n"
         "mmmul datasets/corpus/west0479.mtx datasets/corpus/west0479.mtx -o W2.mtx\n"
