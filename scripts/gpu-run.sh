@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # The whole GPU session in one call on the lent GPU machine: unpack the carried build
 # (scripts/pack-for-device.sh), run every unit and CLI test (CUDA implementations
-# included), then the benchmarks with --device cuda. Logs land in $OUT: summary.txt
-# unit.log cli.log bench_<name>.txt. They are raw output, not for git: what they measure
+# included), then the benchmarks with --device cuda. Logs: summary.txt unit.log cli.log
+# bench_<name>.txt (in $OUT/logs.tar.gz on the device tool's machine). They are raw output, not for git: what they measure
 # goes into a summary per claim in bench/results/ (bench/results/README.md).
 #   TESTS=0 skips the tests; BENCHES="lu spgemm" picks benchmarks (default: all of
-#   spmv gemm jacobi add transpose lu spgemm solve); TEST_FILTER=regex picks test programs.
+#   spmv gemm jacobi add transpose lu spgemm solve); TEST_FILTER=regex picks test programs;
+#   BENCH_ARGS_<name>="..." replaces a benchmark's arguments. With .carry/base.tar.xz
+#   (pack-for-device.sh BASE_BUILD=...) each benchmark also runs from that earlier build, right
+#   after this one's, into bench_<name>_base.txt: before/after ratios from the same machine.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 carry=$root/.carry
-out=${OUT:-/tmp/mm-gpu-out}
-mkdir -p "$out"
+# Logs are written under /tmp; at the end $OUT (where the device tool fetches at most 8 files)
+# gets summary.txt and every log in one logs.tar.gz.
+out=/tmp/mm-gpu-out
+rm -rf "$out" && mkdir -p "$out"
 [[ -f $carry/bin.tar.xz && ! -d $carry/bin ]] && tar -xJf "$carry/bin.tar.xz" -C "$carry"
+[[ -f $carry/base.tar.xz && ! -d $carry/base ]] && tar -xJf "$carry/base.tar.xz" -C "$carry"
 export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export MM_BIN="$carry/bin" MM_ROOT="$root" MM_PYTHON=${MM_PYTHON:-python3}
 B=$MM_BIN
@@ -38,21 +44,31 @@ for t in "$root"/tests/cli/*.sh; do
   if timeout 240 bash "$t" >> "$out/cli.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
   echo "cli.$name: $r ($(tail -1 "$out/cli.log"))" | tee -a "$summary"
 done
-bench() {  # name command...
-  local name=$1
-  shift
-  echo "=== $* ($(date -u +%T))" > "$out/bench_$name.txt"
-  timeout 300 "$@" >> "$out/bench_$name.txt" 2>&1 || echo "bench $name: exit $?" | tee -a "$summary"
+bench() {  # name dir command args...: runs DIR/command
+  local name=$1 dir=$2 cmd=$3
+  shift 3
+  echo "=== $cmd $* ($(date -u +%T), $(cat "$dir/COMMIT" 2>/dev/null || cat "$carry/COMMIT"))" > "$out/bench_$name.txt"
+  timeout 300 "$dir/$cmd" "$@" >> "$out/bench_$name.txt" 2>&1 || echo "bench $name: exit $?" | tee -a "$summary"
 }
 export B
 for b in ${BENCHES:-spmv gemm jacobi add transpose lu spgemm solve}; do
   case $b in
-    spmv | gemm | jacobi | add | spgemm) bench $b "$B/${b}_bench" --device cuda ;;
-    transpose) bench transpose "$B/transpose_bench" --device cuda --repeat 20 ;;
-    lu) bench lu "$B/lu_bench" --device cuda --nb 0,128,256 ;;
-    solve) bench solve bash "$root/bench/solve_bench.sh" --dir /tmp/mm-solve-bench ;;
-    *) echo "unknown bench $b" | tee -a "$summary" ;;
+    spmv | gemm | jacobi | add | spgemm) args=(--device cuda) ;;
+    transpose) args=(--device cuda --repeat 20) ;;
+    lu) args=(--device cuda) ;;
+    solve) bash "$root/bench/solve_bench.sh" --dir /tmp/mm-solve-bench > "$out/bench_solve.txt" 2>&1 ||
+             echo "bench solve: exit $?" | tee -a "$summary"
+           continue ;;
+    *) echo "unknown bench $b" | tee -a "$summary"; continue ;;
   esac
+  var=BENCH_ARGS_$b
+  [[ -n ${!var:-} ]] && read -ra args <<< "${!var}"
+  bench "$b" "$B" "${b}_bench" "${args[@]}"
+  [[ -x $carry/base/${b}_bench ]] && bench "${b}_base" "$carry/base" "${b}_bench" "${args[@]}"
 done
 echo "overall tests: $([[ $status == 0 ]] && echo passed || echo FAILED)" | tee -a "$summary"
+if [[ -n ${OUT:-} ]]; then
+  cp "$summary" "$OUT/summary.txt"
+  tar -czf "$OUT/logs.tar.gz" -C "$out" .
+fi
 exit $status

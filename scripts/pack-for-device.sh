@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Copies the built binaries and the shared libraries the GPU machine lacks into .carry/
 # (ignored by git), to be carried to the GPU machine and run by scripts/gpu-run.sh.
+#   BASE_BUILD=DIR also packs DIR's benchmarks (a build of an earlier commit, with its COMMIT
+#   file or git checkout beside it) as .carry/base.tar.xz: gpu-run.sh then runs every
+#   benchmark of both builds in the same call, so a before/after ratio comes from one run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -20,4 +23,11 @@ for lib in libgomp.so.1 libumfpack.so.5 libamd.so.2 libcholmod.so.3 libsuitespar
   done
 done
 git -C "$root" rev-parse --short HEAD > "$root/.carry/COMMIT"
+if [[ -n ${BASE_BUILD:-} ]]; then
+  mkdir -p "$root/.carry/base"
+  cp "$BASE_BUILD"/bin/*_bench "$root/.carry/base/"
+  strip "$root/.carry/base/"*
+  git -C "$BASE_BUILD/.." rev-parse --short HEAD > "$root/.carry/base/COMMIT"
+  tar -cf - -C "$root/.carry" base | xz -9e -T2 >"$root/.carry/base.tar.xz" && rm -rf "$root/.carry/base"
+fi
 du -sh "$root/.carry"
