@@ -2,8 +2,8 @@
 # The whole GPU session in one call on the lent GPU machine: unpack the carried build
 # (scripts/pack-for-device.sh), run every unit and CLI test (CUDA implementations
 # included), then the benchmarks with --device cuda. Logs: summary.txt unit.log cli.log
-# bench_<name>.txt (in $OUT/logs.tar.gz on the device tool's machine). They are raw output, not for git: what they measure
-# goes into a summary per claim in bench/results/ (bench/results/README.md).
+# bench_<name>.txt (in $OUT/logs.tar.gz on the device tool's machine). They are raw output,
+# not for git: what they measure goes into a summary per claim in bench/results/.
 #   TESTS=0 skips the tests; BENCHES="lu spgemm" picks benchmarks (default: all of
 #   spmv gemm jacobi add transpose lu spgemm solve); TEST_FILTER=regex picks test programs;
 #   BENCH_ARGS_<name>="..." replaces a benchmark's arguments. With .carry/base.tar.xz
