@@ -1,7 +1,7 @@
 // LU benchmark: ref, cpu-blocked (several block widths) and LAPACK getrf, with the
 // trailing-update product against OpenBLAS dgemm and the copy-bandwidth ceiling; with
-// --device cuda: cuda-blocked (several panel widths and leaf modes), cuSOLVER getrf and cuda-hybrid
-// against a device-to-device copy measured in the same run.
+// --device cuda: cuda-blocked (several panel widths and tunings: LuTuning, mmlu's --tune keys),
+// cuSOLVER getrf and cuda-hybrid against a device-to-device copy measured in the same run.
 //
 // Formula: LU flops = 2/3 n^3 (the record's); the update C -= A B with A m x k, B k x n
 // counts 2 m n k. Each timed LU run copies A into the work matrix first (every variant
@@ -9,6 +9,7 @@
 // the ratio compares factorizations. Median of --repeat runs after --warmup runs.
 // On the GPU each timed run is the implementation's whole device work, timed by events:
 // the copy of A (cusolver: its two transposes, row-major in and out) and the factorization.
+// Each cuda-blocked row records the tuning values it used (and with --profile, its profile).
 #include <cblas.h>
 #include <omp.h>
 
@@ -53,6 +54,31 @@ struct Row {
   double seconds, gflops;
 };
 
+// A variant of cuda-blocked: its name in the table and its tuning.
+struct Variant {
+  std::string name;
+  LuTuning tuning;
+};
+
+// The tuning of one variant: --tune's items (BASE) with the variant's "K=V,K=V" over them, by
+// mmlu's keys and parsers (UsageError for an unknown key or a bad value).
+LuTuning variant_tuning(const std::vector<std::string>& base, const std::string& variant) {
+  std::vector<std::string> own, items;
+  std::stringstream in(variant);
+  for (std::string kv; std::getline(in, kv, ',');)
+    if (!kv.empty()) own.push_back(kv);
+  const auto key = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+  for (const std::string& kv : base) {
+    bool over = false;
+    for (const std::string& o : own) over |= key(o) == key(kv);
+    if (!over) items.push_back(kv);
+  }
+  items.insert(items.end(), own.begin(), own.end());
+  const TuneArgs args(items);
+  args.check_known("lu_bench", {LuTuning::keys()});
+  return LuTuning::from(args);
+}
+
 #ifdef MM_HAVE_CUDA
 std::vector<std::int64_t> parse_list(const std::string& s) {
   std::vector<std::int64_t> v;
@@ -64,26 +90,12 @@ std::vector<std::int64_t> parse_list(const std::string& s) {
 // At each size: cuSOLVER's getrf alone (a device copy of A and Xgetrf: the reference of
 // the ratios, the same work as cuda-blocked's copy and factorization), cusolver as mmlu runs
 // it (row-major in and out: two transposes; the reference of the factors and pivots), then
-// cuda-blocked at each panel width (0: its default for n) and cuda-hybrid up to HYBRID_MAX.
+// cuda-blocked's variants at each panel width (0: the variant's nb, by default its default for
+// n) and cuda-hybrid up to HYBRID_MAX; PROFILE: cuda-blocked's --profile level.
 // "copy-bound s": reading A and writing LU once at the device copy bandwidth.
-// A variant of cuda-blocked: environment settings "K=V,K=V" (MM_LU_LEAF, MM_LU_GRAPH, ...),
-// read by the engine when it is made (upload()); every key any variant names is unset first.
-void apply_variant(const std::vector<std::string>& variants, const std::string& v) {
-  for (const std::string& other : variants) {
-    std::stringstream in(other);
-    for (std::string kv; std::getline(in, kv, ',');) ::unsetenv(kv.substr(0, kv.find('=')).c_str());
-  }
-  std::stringstream in(v);
-  for (std::string kv; std::getline(in, kv, ',');) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos) throw UsageError("--variants: '" + kv + "' is no KEY=VALUE");
-    ::setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
-  }
-}
-
 int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& nbs,
-             const std::vector<std::string>& variants, std::int64_t hybrid_max, int warmup,
-             int repeat) {
+             const std::vector<Variant>& variants, std::int64_t hybrid_max, int warmup, int repeat,
+             int profile) {
   const double copy = cuda_copy_gbps(std::size_t{1} << 30);
   bench::emit({{"bench", "lu_bench"}, {"device", cuda_devices().name}, {"copy_gbps", copy}});
   std::ostringstream md;
@@ -121,13 +133,16 @@ int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int6
         diff /= std::max(scale, 1e-300);
         same = piv == ref_piv ? "yes" : "NO";
       }
-      bench::emit({{"impl", name},
-                   {"n", n},
-                   {"median_s", t},
-                   {"gflops", gf},
-                   {"vs_cusolver_getrf", getrf_t / t},
-                   {"max_rel_diff_vs_cusolver", factors ? nlohmann::json(diff) : nullptr},
-                   {"pivots_equal", same}});
+      nlohmann::json row{{"impl", name},
+                         {"n", n},
+                         {"median_s", t},
+                         {"gflops", gf},
+                         {"vs_cusolver_getrf", getrf_t / t},
+                         {"max_rel_diff_vs_cusolver", factors ? nlohmann::json(diff) : nullptr},
+                         {"pivots_equal", same},
+                         {"tuning", m.tuning}};
+      if (!m.profile.is_null()) row["profile"] = m.profile;
+      bench::emit(row);
       char line[256];
       std::snprintf(line, sizeof line, "| %s | %lld | %.5f | %.1f | %.2f | %.1e | %s | %.5f |\n",
                     name.c_str(), static_cast<long long>(n), t, gf, getrf_t / t, diff, same.c_str(),
@@ -140,13 +155,20 @@ int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int6
         false);
     bench_impl(
         "cusolver", [](const LuProblem<double>& p) { return make_lu_cusolver(p); }, true);
-    for (const std::string& variant : variants)
+    for (const Variant& variant : variants)
       for (const std::int64_t nb : nbs) {
-        apply_variant(variants, variant);
+        LuTuning t = variant.tuning;
+        if (nb > 0) t.nb = static_cast<int>(nb);
         bench_impl(
-            std::string("cuda-blocked") + (variant.empty() ? "" : " " + variant) +
+            std::string("cuda-blocked") + (variant.name.empty() ? "" : " " + variant.name) +
                 (nb > 0 ? " nb=" + std::to_string(nb) : ""),
-            [nb](const LuProblem<double>& p) { return make_lu_cuda_blocked(p, nb); }, true);
+            [t, profile](const LuProblem<double>& p) {
+              LuProblem<double> q = p;
+              q.tuning = t;
+              q.profile = profile;
+              return make_lu_cuda_blocked(q);
+            },
+            true);
       }
     if (n <= hybrid_max)
       bench_impl(
@@ -166,21 +188,29 @@ int main(int argc, char** argv) {
               nbs = "0";
   std::int64_t hybrid_max = 4096;
   std::string leaves = "cluster", variants;
+  std::vector<std::string> tune;
+  int profile = 0;
   po::options_description o("lu_bench options");
   o.add_options()("help,h", "this help")("n", po::value(&n)->default_value(2048), "matrix size")(
       "device", po::value(&device)->default_value(device),
       "cpu or cuda (cuda: warmup 2, repeat 5 unless given)")(
       "sizes", po::value(&sizes)->default_value(sizes), "cuda: matrix sizes, comma-separated")(
       "nb", po::value(&nbs)->default_value(nbs),
-      "cuda: cuda-blocked panel widths, comma-separated (0: its default for n)")(
-      "leaf", po::value(&leaves)->default_value(leaves),
-      "cuda: cuda-blocked leaf modes (MM_LU_LEAF), comma-separated: cluster, grid")(
+      "cuda: cuda-blocked panel widths, comma-separated (0: the variant's nb, by default its "
+      "default for n)")("leaf", po::value(&leaves)->default_value(leaves),
+                        "cuda: cuda-blocked leaf modes (--tune leaf=), comma-separated: cluster, "
+                        "grid")(
       "variants", po::value(&variants),
-      "cuda: cuda-blocked variants instead of --leaf, ';'-separated, each K=V,K=V environment "
-      "settings (MM_LU_LEAF, MM_LU_GRAPH, MM_LU_CLUSTER, MM_LU_CLUSTER_ROWS, MM_LU_LEAF_SMEM); "
-      "'' for none")("hybrid-max-n", po::value(&hybrid_max)->default_value(hybrid_max),
-                     "cuda: the largest n cuda-hybrid runs at")(
-      "n-ref", po::value(&n_ref)->default_value(512), "size for the serial ref")(
+      "cuda: cuda-blocked variants instead of --leaf, ';'-separated, each K=V,K=V tuning keys "
+      "over --tune's (mmlu's keys: --tune help), e.g. 'leaf=grid;reg_rows=0;exchange=sync'; '' "
+      "for none")("tune", po::value(&tune),
+                  "cuda: KEY=VALUE, repeatable: tune every cuda-blocked run as mmlu's --tune does "
+                  "(--tune help: the keys)")(
+      "profile", po::value(&profile)->default_value(0),
+      "cuda: cuda-blocked's --profile level (1 or 2), to stderr and each row's record")(
+      "hybrid-max-n", po::value(&hybrid_max)->default_value(hybrid_max),
+      "cuda: the largest n cuda-hybrid runs at")("n-ref", po::value(&n_ref)->default_value(512),
+                                                 "size for the serial ref")(
       "repeat", po::value(&repeat)->default_value(5), "timed runs (median)")(
       "warmup", po::value(&warmup)->default_value(1), "untimed runs first")(
       "threads", po::value(&threads)->default_value(0), "threads (0: all cores)")(
@@ -192,20 +222,40 @@ int main(int argc, char** argv) {
     std::cout << o << "\n";
     return 0;
   }
+  // cuda-blocked's variants, by mmlu's tuning keys, parsers and checks: a bad one exits 2 now.
+  std::vector<Variant> list;
+  try {
+    const TuneArgs args(tune);
+    if (args.help()) {
+      std::cout << tune_help("lu_bench", {LuTuning::keys()});
+      return 0;
+    }
+    args.check_known("lu_bench", {LuTuning::keys()});
+    LuTuning::from(args);  // --tune's values checked, whatever the variants set over them
+    if (profile < 0 || profile > 2) throw UsageError("--profile takes 0, 1 or 2");
+    std::vector<std::string> names;
+    if (vm.count("variants")) {
+      std::stringstream vs(variants);
+      for (std::string x; std::getline(vs, x, ';');) names.push_back(x);
+      if (names.empty()) names.push_back("");
+    } else {
+      std::stringstream ls(leaves);
+      for (std::string x; std::getline(ls, x, ',');) names.push_back("leaf=" + x);
+    }
+    for (const std::string& name : names) list.push_back({name, variant_tuning(tune, name)});
+  } catch (const UsageError& e) {
+    std::cerr << "lu_bench: " << e.what() << "\n";
+    return 2;
+  }
+  if (device != "cuda" && (!tune.empty() || vm.count("variants") || profile > 0))
+    std::cerr << "lu_bench: warning: --tune, --variants and --profile tune cuda-blocked, not the "
+                 "CPU's LU\n";
   if (device == "cuda") {
     if (vm["warmup"].defaulted()) warmup = 2;
 #ifdef MM_HAVE_CUDA
     try {
-      std::vector<std::string> list;
-      if (vm.count("variants")) {
-        std::stringstream vs(variants);
-        for (std::string x; std::getline(vs, x, ';');) list.push_back(x);
-        if (list.empty()) list.push_back("");
-      } else {
-        std::stringstream ls(leaves);
-        for (std::string x; std::getline(ls, x, ',');) list.push_back("MM_LU_LEAF=" + x);
-      }
-      return run_cuda(parse_list(sizes), parse_list(nbs), list, hybrid_max, warmup, repeat);
+      return run_cuda(parse_list(sizes), parse_list(nbs), list, hybrid_max, warmup, repeat,
+                      profile);
     } catch (const mm::Error& e) {
       std::cerr << "lu_bench: --device cuda: " << e.what() << "\n";
       return 4;

@@ -16,8 +16,55 @@
 
 #include "impl.hpp"
 #include "mm/matrix.hpp"
+#include "mm/tuning.hpp"
 
 namespace mm {
+
+// Tuning of cuda-blocked (mmlu --impl cuda-blocked, mmsolve --method lu --impl cuda-blocked);
+// the other LU implementations take none. Every default (0, auto) is the code's choice,
+// resolved when the engine is made from n and the device (kernels/cuda/lu/README.md tells the
+// leaves apart). --tune KEY=VALUE; the keys, their allowed values and defaults: keys(), in
+// lu_impls.cpp.
+struct LuTuning {
+  enum class Leaf { cluster, grid };
+  enum class Exchange { push, sync };
+  enum class Graph { automatic, on, off };
+
+  static constexpr int kMaxNb = 256;  // the widest panel (the pivots one row gather takes)
+
+  // Panel width, at most kMaxNb (0: lu_cuda_default_nb(n): 256 from n = 8192, 128 from 2048,
+  // else 64).
+  int nb = 0;
+  // Where the panel leaves run: on a thread-block cluster wherever one holds the rows (else
+  // on the cooperative grid), or always on the cooperative grid.
+  Leaf leaf = Leaf::cluster;
+  // Most blocks of a cluster: 1, 2, 4, 8 or 16 (0: 16); fewer where the device schedules no
+  // such cluster. Resolved: the most found on this device (0: no clusters).
+  int cluster = 0;
+  // Shared memory a cluster leaf's block may use, in bytes (0: the device's opt-in limit);
+  // less forces narrower leaves and the grid leaf at small n.
+  int leaf_smem = 0;
+  // Rows a cluster block aims at (0: 128) and takes at most (0: 256).
+  int cluster_rows = 0;
+  int cluster_max_rows = 0;
+  // Leaves of at least this many rows hold them in registers (real types, where a cluster
+  // can); 0: never; -1 (auto): 2049.
+  int reg_rows = -1;
+  // How a cluster's blocks exchange each column's pivot candidates: pushed into every
+  // block's shared memory (the default), or read across the cluster after a cluster barrier
+  // (sync: a research leftover, slower).
+  Exchange exchange = Exchange::push;
+  // The factorization captured once as a CUDA graph and replayed (auto: up to n = 4096; off
+  // under --profile).
+  Graph graph = Graph::automatic;
+
+  static const TuneKeys& keys();
+  // The keys given in ARGS; UsageError for a bad value.
+  static LuTuning from(const TuneArgs& args);
+  // Every key with its value (auto ones as "auto", 0 as given): a runner reports its resolved
+  // values by it, less the keys its leaves did not use.
+  nlohmann::json to_json() const;
+};
 
 // What an LU implementation is given: A (untouched), and where the packed factors (unit
 // lower L strictly below the diagonal, U on and above it) and the pivots go. IPIV is
@@ -27,6 +74,10 @@ struct LuProblem {
   const Dense<T>* a = nullptr;
   Dense<T>* lu = nullptr;                     // n x n; sized by the caller
   std::vector<std::int64_t>* ipiv = nullptr;  // n; sized by the caller
+  // cuda-blocked's tuning and --profile level (1: device time by kind, 2: also the leaf's
+  // clock). Both have initializers, so that {&a, &lu, &ipiv} initializes every member.
+  LuTuning tuning{};
+  int profile = 0;
 };
 
 template <class T>

@@ -1,5 +1,7 @@
 // The LU implementations by name, best first for each device.
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "instantiate.hpp"
 #include "lu.hpp"
@@ -62,6 +64,101 @@ void add_cuda_impls(ImplList<LuMake<T>>& l) {
 #endif
 
 }  // namespace
+
+// ---- cuda-blocked's tuning keys (LuTuning, lu.hpp) ------------------------------------------
+
+namespace {
+
+// The words of LuTuning's enums, in their order.
+const std::vector<std::string> kLeafWords{"cluster", "grid"};
+const std::vector<std::string> kExchangeWords{"push", "sync"};
+const std::vector<std::string> kGraphWords{"auto", "on", "off"};
+constexpr int kMostRows = 1 << 20;  // rows and bytes: beyond any leaf cuda-blocked factors
+
+}  // namespace
+
+const TuneKeys& LuTuning::keys() {
+  static const TuneKeys k{
+      "lu",
+      "cuda-blocked's panels and leaves (mmlu; mmsolve --method lu)",
+      {{"nb", "0.." + std::to_string(kMaxNb),
+        "panel width: the columns factored per step, the rank of each trailing GEMM update",
+        "0: 256 from n = 8192, 128 from 2048, else 64"},
+       {"leaf", "cluster|grid",
+        "where the panel leaves run: cluster: on one thread-block cluster wherever its shared "
+        "memory (tall leaves: its registers) holds the rows, else on the cooperative grid; "
+        "grid: always on the cooperative grid, a grid barrier per column",
+        "cluster"},
+       {"cluster", "1|2|4|8|16",
+        "most blocks of a cluster leaf; the record holds the most found on this device (0: no "
+        "clusters)",
+        "16, fewer where the device schedules no such cluster"},
+       {"leaf_smem", "0.." + std::to_string(kMostRows),
+        "shared memory a cluster leaf's block may use, in bytes; less forces narrower leaves "
+        "and the grid leaf at small n",
+        "0: the device's opt-in limit"},
+       {"cluster_rows", "0.." + std::to_string(kMostRows),
+        "rows a cluster leaf's block aims at: a leaf takes the fewest blocks (a power of two) "
+        "that hold its rows at about this many each",
+        "0: 128"},
+       {"cluster_max_rows", "0.." + std::to_string(kMostRows),
+        "rows a cluster leaf's block takes at most; taller leaves run on the grid leaf, whose "
+        "many blocks update faster than a cluster's 16",
+        "0: 256"},
+       {"reg_rows", "auto|0.." + std::to_string(kMostRows),
+        "leaves of at least this many rows hold them in registers (real types, where a cluster "
+        "can); 0: never",
+        "auto: 2049"},
+       {"exchange", "push|sync",
+        "how a cluster leaf's blocks exchange each column's pivot candidates: push: st.async "
+        "into every block's shared memory, awaited on a local mbarrier; sync: read across the "
+        "cluster after a cluster barrier (a research leftover, slower)",
+        "push", true},
+       {"graph", "auto|on|off",
+        "the whole factorization captured once as a CUDA graph and replayed (its kernels lose "
+        "the panel stream's priority); off under --profile",
+        "auto: on up to n = 4096"}}};
+  return k;
+}
+
+LuTuning LuTuning::from(const TuneArgs& args) {
+  LuTuning t;
+  const TuneKeys& k = keys();
+  const auto number = [&](const char* name, int& field, int lo, int hi) {
+    const TuneKey& key = k.key(name);
+    if (const auto v = args.get(key)) field = tune_int(key, *v, lo, hi);
+  };
+  number("nb", t.nb, 0, kMaxNb);
+  number("leaf_smem", t.leaf_smem, 0, kMostRows);
+  number("cluster_rows", t.cluster_rows, 0, kMostRows);
+  number("cluster_max_rows", t.cluster_max_rows, 0, kMostRows);
+  if (const auto v = args.get(k.key("cluster")))
+    t.cluster = tune_int_of(k.key("cluster"), *v, {1, 2, 4, 8, 16});
+  if (const auto v = args.get(k.key("reg_rows")))
+    t.reg_rows = *v == "auto" ? -1 : tune_int(k.key("reg_rows"), *v, 0, kMostRows);
+  if (const auto v = args.get(k.key("leaf")))
+    t.leaf = static_cast<Leaf>(tune_choice(k.key("leaf"), *v, kLeafWords));
+  if (const auto v = args.get(k.key("exchange")))
+    t.exchange = static_cast<Exchange>(tune_choice(k.key("exchange"), *v, kExchangeWords));
+  if (const auto v = args.get(k.key("graph")))
+    t.graph = static_cast<Graph>(tune_choice(k.key("graph"), *v, kGraphWords));
+  return t;
+}
+
+nlohmann::json LuTuning::to_json() const {
+  const auto word = [](const std::vector<std::string>& words, auto e) {
+    return words.at(static_cast<std::size_t>(e));
+  };
+  return {{"nb", nb},
+          {"leaf", word(kLeafWords, leaf)},
+          {"cluster", cluster},
+          {"leaf_smem", leaf_smem},
+          {"cluster_rows", cluster_rows},
+          {"cluster_max_rows", cluster_max_rows},
+          {"reg_rows", reg_rows < 0 ? nlohmann::json("auto") : nlohmann::json(reg_rows)},
+          {"exchange", word(kExchangeWords, exchange)},
+          {"graph", word(kGraphWords, graph)}};
+}
 
 template <class T>
 const ImplList<LuMake<T>>& lu_impls() {

@@ -63,6 +63,8 @@ struct SolveProblem {
   Dense<T>* x = nullptr;            // n x k; the result
   IterOptions opt;
   SolveReport* report = nullptr;
+  LuTuning lu_tuning{};  // lu's cuda-blocked (mmlu's keys); the other methods take none
+  int profile = 0;       // --profile: lu's cuda-blocked, as LuProblem::profile
 };
 
 template <class I, class T>

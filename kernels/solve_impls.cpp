@@ -117,6 +117,14 @@ class KrylovSolve final : public SolveRunner<I, T> {
   std::unique_ptr<KrylovOps<T>> ops_;
 };
 
+#ifdef MM_HAVE_CUDA
+// --method lu's cuda-blocked: the dense system, with lu's tuning and the --profile level.
+template <class I, class T>
+std::unique_ptr<Runner> lu_solve_cuda_blocked(const SolveProblem<I, T>& p) {
+  return make_lu_solve_cuda_blocked(*p.dense, *p.b, *p.x, *p.report, p.lu_tuning, p.profile);
+}
+#endif
+
 template <class R, class I, class T>
 SolveMake<I, T> make() {
   return
@@ -145,9 +153,7 @@ const ImplList<SolveMake<I, T>>& solve_impls(SolveMethod method) {
                                   }});
     m[SolveMethod::lu].push_back(
         {"cuda-blocked", Device::cuda, "mmlu's cuda-blocked + row gathers and cuBLAS TRSMs",
-         [](const SolveProblem<I, T>& p) {
-           return make_lu_solve_cuda_blocked(*p.dense, *p.b, *p.x, *p.report);
-         }});
+         [](const SolveProblem<I, T>& p) { return lu_solve_cuda_blocked(p); }});
 #endif
     m[SolveMethod::gauss] = {{"cpu", Device::cpu, "OpenMP elimination without pivoting",
                               make<GaussSolve<I, T, gauss_cpu<T>>, I, T>()},

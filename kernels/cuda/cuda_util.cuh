@@ -9,7 +9,6 @@
 
 #include <complex>
 #include <cstdint>
-#include <cstdlib>
 #include <cuda/std/complex>
 #include <string>
 #include <vector>
@@ -179,18 +178,6 @@ class CusolverDn {
 std::string device_name();
 // Multiprocessor count of the current device.
 int multiprocessors();
-
-// A count from the environment (the MM_LU_* and MM_JACOBI_* tuning switches): unset or empty
-// FALLBACK, else a non-negative integer (UsageError otherwise).
-inline int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const long x = std::strtol(v, &end, 10);
-  if (*end || x < 0 || x > (1 << 30))
-    throw UsageError(std::string(name) + " must be a non-negative integer, not '" + v + "'");
-  return static_cast<int>(x);
-}
 
 // A Runner whose compute is device work: run() launches (asynchronously is fine) and
 // timed_run() measures it by events, so the median is kernel time without transfers.

@@ -3,10 +3,10 @@
 // one-block and many-block clusters, the fallback) against lu_ref's factors and pivots.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <map>
-#include <optional>
+#include <string>
+#include <vector>
 
 #include "analysis/check.hpp"
 #include "gpu.hpp"
@@ -124,66 +124,66 @@ TEST(LuLeaf, RegisterLeafPlans) {
   EXPECT_FALSE(lu_cuda_leaf_plan<double>(16384, 16, kH200Smem, 128).reg);
 }
 
-// Sets environment variables for one scope, restoring what was there.
-class EnvScope {
- public:
-  explicit EnvScope(const std::map<std::string, std::string>& vars) {
-    for (const auto& [k, v] : vars) {
-      const char* old = std::getenv(k.c_str());
-      saved_[k] = old ? std::optional<std::string>(old) : std::nullopt;
-      ::setenv(k.c_str(), v.c_str(), 1);
-    }
-  }
-  ~EnvScope() {
-    for (const auto& [k, v] : saved_) {
-      if (v)
-        ::setenv(k.c_str(), v->c_str(), 1);
-      else
-        ::unsetenv(k.c_str());
-    }
-  }
-  EnvScope(const EnvScope&) = delete;
-  EnvScope& operator=(const EnvScope&) = delete;
-
- private:
-  std::map<std::string, std::optional<std::string>> saved_;
-};
-
-const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& leaf_settings() {
-  static const std::vector<std::pair<std::string, std::map<std::string, std::string>>> s{
-      {"grid", {{"MM_LU_LEAF", "grid"}}},
-      {"cluster", {{"MM_LU_LEAF", "cluster"}}},
-      {"cluster, sync exchange", {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER_XCHG", "sync"}}},
+// The leaf settings, as mmlu's --tune items (LuTuning::from parses them as the tool does).
+const std::vector<std::pair<std::string, std::vector<std::string>>>& leaf_settings() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> s{
+      {"grid", {"leaf=grid"}},
+      {"cluster", {"leaf=cluster"}},
+      {"cluster, sync exchange", {"leaf=cluster", "exchange=sync"}},
       // 6 KB a block: 32-, 16- and 8-wide leaves and the grid fallback in one factorization.
-      {"cluster smem=6144", {{"MM_LU_LEAF", "cluster"}, {"MM_LU_LEAF_SMEM", "6144"}}},
-      {"cluster smem=6144, sync exchange",
-       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_LEAF_SMEM", "6144"}, {"MM_LU_CLUSTER_XCHG", "sync"}}},
+      {"cluster smem=6144", {"leaf=cluster", "leaf_smem=6144"}},
+      {"cluster smem=6144, sync exchange", {"leaf=cluster", "leaf_smem=6144", "exchange=sync"}},
       // One block holding every row (8-wide leaves at n = 2048), however many rows.
-      {"cluster of 1",
-       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER", "1"}, {"MM_LU_CLUSTER_MAX_ROWS", "100000"}}},
-      {"cluster of 4, 1 row aimed",
-       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_CLUSTER", "4"}, {"MM_LU_CLUSTER_ROWS", "1"}}},
+      {"cluster of 1", {"leaf=cluster", "cluster=1", "cluster_max_rows=100000"}},
+      {"cluster of 4, 1 row aimed", {"leaf=cluster", "cluster=4", "cluster_rows=1"}},
       // Every leaf on registers: 32 wide on up to 16 blocks; 16 (double at n = 2048) on 2;
       // 8 (double) on 1.
-      {"register leaf", {{"MM_LU_LEAF", "cluster"}, {"MM_LU_REG_ROWS", "1"}}},
-      {"register leaf, cluster of 2",
-       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_REG_ROWS", "1"}, {"MM_LU_CLUSTER", "2"}}},
-      {"register leaf, cluster of 1",
-       {{"MM_LU_LEAF", "cluster"}, {"MM_LU_REG_ROWS", "1"}, {"MM_LU_CLUSTER", "1"}}},
+      {"register leaf", {"leaf=cluster", "reg_rows=1"}},
+      {"register leaf, cluster of 2", {"leaf=cluster", "reg_rows=1", "cluster=2"}},
+      {"register leaf, cluster of 1", {"leaf=cluster", "reg_rows=1", "cluster=1"}},
   };
   return s;
 }
 
+LuTuning tuning_of(const std::vector<std::string>& items) {
+  return LuTuning::from(TuneArgs(items));
+}
+
+// Factors A by cuda-blocked under TUNING with panel width NB; returns the tuning it reports.
 template <class T>
-void blocked_factor(const Dense<T>& a, std::int64_t nb, Dense<T>& lu,
-                    std::vector<std::int64_t>& ipiv) {
+nlohmann::json blocked_factor(const Dense<T>& a, std::int64_t nb, const LuTuning& tuning,
+                              Dense<T>& lu, std::vector<std::int64_t>& ipiv) {
   lu = Dense<T>(a.rows, a.cols, test::poison<T>());
   ipiv.assign(static_cast<std::size_t>(a.rows), -7);
-  auto r = make_lu_cuda_blocked(LuProblem<T>{&a, &lu, &ipiv}, nb);
+  LuProblem<T> p{&a, &lu, &ipiv, tuning};
+  p.tuning.nb = static_cast<int>(nb);
+  auto r = make_lu_cuda_blocked(p);
   r->upload();
   r->run();
   r->timed_run();  // a second factorization of A, not of the factors
   r->download();
+  return r->tuning();
+}
+
+// What the runner reports for the setting's ITEMS is what they asked for: the most blocks of a
+// cluster at most the asked, the register leaf off for complex types, the rest as given.
+template <class T>
+void expect_reported(const std::vector<std::string>& items, const nlohmann::json& used,
+                     const std::string& what) {
+  for (const std::string& item : items) {
+    const std::string key = item.substr(0, item.find('=')), value = item.substr(item.find('=') + 1);
+    ASSERT_TRUE(used.contains(key)) << what << ": " << key << " not reported in " << used.dump();
+    const nlohmann::json& got = used.at(key);
+    if (key == "cluster") {
+      EXPECT_GE(got.get<int>(), 1) << what;
+      EXPECT_LE(got.get<int>(), std::stoi(value)) << what;
+    } else if (key == "reg_rows" && is_complex_v<T>) {
+      EXPECT_EQ(got, 0) << what << ": complex leaves stay in shared memory";
+    } else {
+      EXPECT_EQ(got.is_string() ? got.get<std::string>() : got.dump(), value)
+          << what << ": " << key;
+    }
+  }
 }
 
 // Each leaf setting against lu_ref: random (pivoting) matrices at sizes around the leaf
@@ -201,13 +201,16 @@ TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
     Dense<T> want = a;
     std::vector<std::int64_t> want_piv(static_cast<std::size_t>(n));
     lu_ref(want, want_piv.data());
-    for (const auto& [name, vars] : leaf_settings()) {
+    for (const auto& [name, items] : leaf_settings()) {
       for (const std::int64_t nb : {std::int64_t{0}, std::int64_t{256}}) {
         const std::string what = name + " n=" + std::to_string(n) + " nb=" + std::to_string(nb);
-        EnvScope env(vars);
         Dense<T> lu;
         std::vector<std::int64_t> ipiv;
-        blocked_factor(a, nb, lu, ipiv);
+        const nlohmann::json used = blocked_factor(a, nb, tuning_of(items), lu, ipiv);
+        expect_reported<T>(items, used, what);
+        EXPECT_EQ(used.at("nb"), nb > 0 ? nb : lu_cuda_default_nb(n)) << what;
+        EXPECT_EQ(used.at("graph"), "on") << what << ": auto takes the graph up to n = 4096";
+        EXPECT_EQ(used.contains("exchange"), name != "grid") << what << ": " << used.dump();
         for (const auto& v : lu.data) ASSERT_FALSE(std::isnan(std::abs(v))) << what;
         const auto r =
             check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
@@ -231,12 +234,11 @@ TYPED_TEST(LuLeafTypes, ZeroPivotOnEveryLeafPath) {
   using T = TypeParam;
   Dense<T> a = test::random_dense<T>(700, 700, 77);
   for (std::int64_t i = 0; i < 700; ++i) a(i, 450) = T{};
-  for (const auto& [name, vars] : leaf_settings()) {
-    EnvScope env(vars);
+  for (const auto& [name, items] : leaf_settings()) {
     Dense<T> lu;
     std::vector<std::int64_t> ipiv;
     try {
-      blocked_factor(a, 0, lu, ipiv);
+      blocked_factor(a, 0, tuning_of(items), lu, ipiv);
       ADD_FAILURE() << name << ": no error for a singular matrix";
     } catch (const NumericalError& e) {
       EXPECT_EQ(std::string(e.what()), zero_pivot_message(450)) << name;
@@ -255,12 +257,11 @@ TYPED_TEST(LuLeafTypes, RepeatedRunsAreBitwiseEqual) {
   if (is_complex_v<T>) GTEST_SKIP() << "the real types cover the leaf's exchange";
   constexpr std::int64_t n = 2048;
   const Dense<T> a = test::random_dense<T>(n, n, 4242);
-  for (const char* reg_rows : {"", "1"}) {  // the default leaves, then every leaf on registers
-    EnvScope env(std::map<std::string, std::string>{{"MM_LU_REG_ROWS", reg_rows}});
-    const std::string what = std::string("MM_LU_REG_ROWS='") + reg_rows + "'";
+  for (const char* reg_rows : {"auto", "1"}) {  // the default leaves, then all on registers
+    const std::string what = std::string("reg_rows=") + reg_rows;
     Dense<T> first(n, n), lu(n, n);
     std::vector<std::int64_t> first_piv(n), ipiv(n);
-    auto r = make_lu_cuda_blocked(LuProblem<T>{&a, &lu, &ipiv}, 0);
+    auto r = make_lu_cuda_blocked(LuProblem<T>{&a, &lu, &ipiv, tuning_of({what})});
     r->upload();
     for (int run = 0; run < 40; ++run) {
       r->run();

@@ -2,7 +2,6 @@
 // high-priority stream, cuBLAS TRSM and GEMM for the rest, the next panel factored while the
 // trailing update runs (look-ahead on a second stream), the whole captured as a CUDA graph.
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -18,12 +17,13 @@ namespace mm::cuda::lu {
 
 namespace {
 
-// A switch from the environment: unset or empty FALLBACK, "0" off, anything else on. Read by
-// cuda-blocked when an engine is made: MM_LU_GRAPH (factor() as one CUDA graph, by default up
-// to BlockedLu::kGraphMaxN) and MM_LU_PROFILE.
-bool env_on(const char* name, bool fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::string(v) != "0" : fallback;
+static_assert(LuTuning::kMaxNb == kMaxPivots, "a panel's pivots fit one pivot_pairs call");
+
+// Whether the factorization runs as one CUDA graph (LuTuning::graph; auto: up to MAX_N). Never
+// under --profile: the profile's events are recorded between the launches.
+bool graph_on(const LuTuning& t, Index n, Index max_n, int profile) {
+  if (profile > 0) return false;
+  return t.graph == LuTuning::Graph::automatic ? n <= max_n : t.graph == LuTuning::Graph::on;
 }
 
 }  // namespace
@@ -31,17 +31,17 @@ bool env_on(const char* name, bool fallback) {
 using namespace host;
 
 template <class T>
-BlockedLu<T>::BlockedLu(Index n, Index nb)
+BlockedLu<T>::BlockedLu(Index n, const LuTuning& tuning, int profile)
     : n_(static_cast<int>(n)),
-      nb_(static_cast<int>(nb)),
+      nb_(static_cast<int>(lu_cuda_nb(n, tuning))),
       panel_(true),
       update_(false),
       ipiv_(static_cast<std::size_t>(n)),
       info_(1),
       pairs_(4 * kMaxPivots),
-      scratch_(leaf_prepare<T>(n)),
-      profile_(env_on("MM_LU_PROFILE", false)),
-      use_graph_(env_on("MM_LU_GRAPH", n <= kGraphMaxN) && !profile_.on()),
+      scratch_(leaf_prepare<T>(n, tuning, profile >= 2)),
+      profile_(profile),
+      use_graph_(graph_on(tuning, n, kGraphMaxN, profile)),
       workspace_(2 * kWorkspace) {
   // cublasSetStream resets the workspace: set it after. A workspace of our own keeps
   // cuBLAS from allocating while a graph is captured.
@@ -136,6 +136,29 @@ void BlockedLu<T>::pivots(std::vector<std::int64_t>& out) const {
   download_pivots(ipiv_, out);
 }
 
+template <class T>
+nlohmann::json BlockedLu<T>::tuning() const {
+  LuTuning u;
+  u.nb = nb_;
+  u.graph = use_graph_ ? LuTuning::Graph::on : LuTuning::Graph::off;
+  if (scratch_.mode == LeafMode::grid) {
+    u.leaf = LuTuning::Leaf::grid;
+    nlohmann::json j = u.to_json();
+    for (const char* k :
+         {"cluster", "leaf_smem", "cluster_rows", "cluster_max_rows", "reg_rows", "exchange"})
+      j.erase(k);
+    return j;
+  }
+  const ClusterLeaf& c = scratch_.cluster;
+  u.cluster = c.max_blocks;
+  u.leaf_smem = static_cast<int>(c.smem);
+  u.cluster_rows = c.target_rows;
+  u.cluster_max_rows = c.max_rows;
+  u.reg_rows = c.reg_rows;
+  u.exchange = c.push ? LuTuning::Exchange::push : LuTuning::Exchange::sync;
+  return u.to_json();
+}
+
 // The engine's members but solve() (blocked_solve.cu), for both runners.
 #define MM_LU_BLOCKED_ENGINE(T) template class BlockedLu<T>;
 MM_FOR_VALUE_TYPES(MM_LU_BLOCKED_ENGINE)
@@ -150,27 +173,31 @@ using cuda::Buffer;
 using cuda::lu::BlockedLu;
 using cuda::lu::check_int_size;
 using cuda::lu::Index;
-using cuda::lu::kMaxPivots;
 using cuda::lu::host::kLegacy;
 
 template <class T>
 class BlockedRunner final : public cuda::CudaRunner {
  public:
-  BlockedRunner(const LuProblem<T>& p, Index nb)
-      : p_(p), n_(p.a->rows), nb_(nb > 0 ? nb : lu_cuda_default_nb(p.a->rows)) {
+  explicit BlockedRunner(const LuProblem<T>& p) : p_(p), n_(p.a->rows) {
     check_int_size(n_, "cuda-blocked");
-    if (nb_ > kMaxPivots) throw UsageError("cuda-blocked: panel width over 256");
+    lu_cuda_nb(n_, p.tuning);  // a panel too wide: refused before anything is uploaded
   }
   void upload() override {
     a_ = Buffer<T>(p_.a->data.data(), p_.a->data.size());
     lu_ = Buffer<T>(p_.a->data.size());
     lu_.fill_bytes(0xff);  // poison: the factorization must write every element
-    if (n_ > 0) engine_ = std::make_unique<BlockedLu<T>>(n_, nb_);
+    if (n_ > 0) engine_ = std::make_unique<BlockedLu<T>>(n_, p_.tuning, p_.profile);
   }
   void download() override {
     lu_.download(p_.lu->data.data(), p_.lu->data.size());
     if (engine_) engine_->pivots(*p_.ipiv);
   }
+  nlohmann::json tuning() const override {
+    return engine_ ? engine_->tuning() : nlohmann::json::object();
+  }
+  // Printed to stderr each time it is asked for (measure() asks once, after the runs): the
+  // engine's profile waits for the runs' events, outside the timed phases.
+  nlohmann::json profile() const override { return engine_ ? engine_->profile_report() : nullptr; }
 
  protected:
   // A fresh copy of A (timed, as the CPU runners' copy is), factored in place.
@@ -187,7 +214,7 @@ class BlockedRunner final : public cuda::CudaRunner {
 
  private:
   LuProblem<T> p_;
-  Index n_, nb_;
+  Index n_;
   Buffer<T> a_, lu_;
   std::unique_ptr<BlockedLu<T>> engine_;
 };
@@ -201,13 +228,20 @@ std::int64_t lu_cuda_default_nb(std::int64_t n) {
   return n >= 8192 ? 256 : n >= 2048 ? 128 : 64;
 }
 
+std::int64_t lu_cuda_nb(std::int64_t n, const LuTuning& tuning) {
+  if (tuning.nb < 0 || tuning.nb > LuTuning::kMaxNb)
+    throw UsageError("cuda-blocked: panel width nb=" + std::to_string(tuning.nb) + " not in 0.." +
+                     std::to_string(LuTuning::kMaxNb));
+  return tuning.nb > 0 ? tuning.nb : lu_cuda_default_nb(n);
+}
+
 template <class T>
-std::unique_ptr<Runner> make_lu_cuda_blocked(const LuProblem<T>& p, std::int64_t nb) {
-  return std::make_unique<BlockedRunner<T>>(p, nb);
+std::unique_ptr<Runner> make_lu_cuda_blocked(const LuProblem<T>& p) {
+  return std::make_unique<BlockedRunner<T>>(p);
 }
 
 #define MM_LU_CUDA_BLOCKED(T) \
-  template std::unique_ptr<Runner> make_lu_cuda_blocked<T>(const LuProblem<T>&, std::int64_t);
+  template std::unique_ptr<Runner> make_lu_cuda_blocked<T>(const LuProblem<T>&);
 MM_FOR_VALUE_TYPES(MM_LU_CUDA_BLOCKED)
 
 }  // namespace mm

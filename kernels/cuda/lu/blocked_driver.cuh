@@ -6,11 +6,14 @@
 #include <cstdint>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cuda/cuda_util.cuh"
 #include "cuda/lu/leaf_plan.cuh"
 #include "cuda/lu/profile.cuh"
 #include "cuda/lu/streams_graph.cuh"
 #include "cuda/lu/types.cuh"
+#include "lu.hpp"
 
 namespace mm::cuda::lu {
 
@@ -20,7 +23,9 @@ namespace mm::cuda::lu {
 template <class T>
 class BlockedLu {
  public:
-  BlockedLu(Index n, Index nb);
+  // For n x n matrices, panels and leaves as TUNING asks (its defaults resolved here from N and
+  // the device: lu_cuda_nb, leaf_prepare, the graph rule); PROFILE: --profile's level (0 off).
+  BlockedLu(Index n, const LuTuning& tuning, int profile);
 
   // Factors the n x n matrix A (device) in place, ordered after the work on stream 0 so
   // far, and stream 0's later work after it. The work for one A is captured once as a graph
@@ -39,6 +44,14 @@ class BlockedLu {
 
   // LAPACK's 1-based pivots.
   void pivots(std::vector<std::int64_t>& out) const;
+
+  // The tuning values in use, defaults resolved: every key the leaves take (LuTuning::to_json;
+  // the grid leaf takes none of the cluster keys). For Runner::tuning().
+  nlohmann::json tuning() const;
+
+  // --profile: every run so far, waited for, printed to stderr and returned (Profile::report);
+  // null without --profile. For Runner::profile().
+  nlohmann::json profile_report() { return profile_.report(); }
 
  private:
   // Recursive panel on P: the left half, then the right half's U rows by TRSM and its rows

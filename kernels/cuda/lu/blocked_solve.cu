@@ -44,9 +44,11 @@ using cuda::lu::host::kLegacy;
 template <class T>
 class BlockedSolveRunner final : public cuda::CudaRunner {
  public:
-  BlockedSolveRunner(const Dense<T>& a, const Dense<T>& b, Dense<T>& x, SolveReport& report)
-      : a_host_(a), b_host_(b), x_host_(x), report_(report) {
+  BlockedSolveRunner(const Dense<T>& a, const Dense<T>& b, Dense<T>& x, SolveReport& report,
+                     const LuTuning& tuning, int profile)
+      : a_host_(a), b_host_(b), x_host_(x), report_(report), tuning_(tuning), profile_(profile) {
     check_int_size(a.rows, "cuda-blocked");
+    lu_cuda_nb(a.rows, tuning);  // a panel too wide: refused before anything is uploaded
   }
   void upload() override {
     a_ = Buffer<T>(a_host_.data.data(), a_host_.data.size());
@@ -54,9 +56,14 @@ class BlockedSolveRunner final : public cuda::CudaRunner {
     lu_ = Buffer<T>(a_host_.data.size());
     x_ = Buffer<T>(b_host_.data.size());
     x_.fill_bytes(0xff);
-    if (a_host_.rows > 0) engine_ = std::make_unique<BlockedLu<T>>(a_host_.rows, nb());
+    if (a_host_.rows > 0) engine_ = std::make_unique<BlockedLu<T>>(a_host_.rows, tuning_, profile_);
   }
   void download() override { x_.download(x_host_.data.data(), x_host_.data.size()); }
+  nlohmann::json tuning() const override {
+    return engine_ ? engine_->tuning() : nlohmann::json::object();
+  }
+  // As mmlu's runner: the factorizations' profile, printed each time it is asked for.
+  nlohmann::json profile() const override { return engine_ ? engine_->profile_report() : nullptr; }
 
  protected:
   void launch() override {
@@ -75,11 +82,12 @@ class BlockedSolveRunner final : public cuda::CudaRunner {
   }
 
  private:
-  Index nb() const { return lu_cuda_default_nb(a_host_.rows); }
   const Dense<T>& a_host_;
   const Dense<T>& b_host_;
   Dense<T>& x_host_;
   SolveReport& report_;
+  LuTuning tuning_;
+  int profile_;
   Buffer<T> a_, b_, lu_, x_;
   std::unique_ptr<BlockedLu<T>> engine_;
 };
@@ -88,13 +96,14 @@ class BlockedSolveRunner final : public cuda::CudaRunner {
 
 template <class T>
 std::unique_ptr<Runner> make_lu_solve_cuda_blocked(const Dense<T>& a, const Dense<T>& b,
-                                                   Dense<T>& x, SolveReport& report) {
-  return std::make_unique<BlockedSolveRunner<T>>(a, b, x, report);
+                                                   Dense<T>& x, SolveReport& report,
+                                                   const LuTuning& tuning, int profile) {
+  return std::make_unique<BlockedSolveRunner<T>>(a, b, x, report, tuning, profile);
 }
 
-#define MM_LU_SOLVE_CUDA_BLOCKED(T)                                                                \
-  template std::unique_ptr<Runner> make_lu_solve_cuda_blocked<T>(const Dense<T>&, const Dense<T>&, \
-                                                                 Dense<T>&, SolveReport&);
+#define MM_LU_SOLVE_CUDA_BLOCKED(T)                               \
+  template std::unique_ptr<Runner> make_lu_solve_cuda_blocked<T>( \
+      const Dense<T>&, const Dense<T>&, Dense<T>&, SolveReport&, const LuTuning&, int);
 MM_FOR_VALUE_TYPES(MM_LU_SOLVE_CUDA_BLOCKED)
 
 }  // namespace mm

@@ -1,11 +1,10 @@
 // The LU panel leaf on one thread-block cluster: the leaf's rows in the blocks' shared memory,
 // each column's pivot candidates exchanged through distributed shared memory, either pushed by
 // st.async and awaited on a local mbarrier (the default) or read after a cluster barrier; and
-// the push leaf's clock64 phases (MM_LU_PROFILE=2).
+// the push leaf's clock64 phases (--profile=2).
 #include <cooperative_groups.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 #include "cuda/lu/cluster_exchange.cuh"
@@ -198,7 +197,7 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
   cluster.sync();  // no block leaves while another may still read its shared memory
 }
 
-// MM_LU_PROFILE=2: where the push leaf's time goes, read by clock64 on block 0's thread 0
+// --profile=2: where the push leaf's time goes, read by clock64 on block 0's thread 0
 // and summed over the leaves into g_leaf_clock (cycles per phase, then columns, leaves).
 enum LeafPhase { kPrologue, kArgmax, kPush, kWait, kPivot, kUpdate, kOutside, kEpilogue, kPhases };
 __device__ unsigned long long g_leaf_clock[kPhases + 2];
@@ -386,23 +385,18 @@ void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int
     with_width(plan.width, [&](auto v) { launch<D, v.value>(plan, args, st); });
 }
 
-void cluster_leaf_clock_report() {
+LeafClockCounts cluster_leaf_clock_take() {
+  static_assert(kPhases == LeafClockCounts::kPhases, "profile.cuh names each phase");
   unsigned long long c[kPhases + 2] = {};
   MM_CUDA(cudaMemcpyFromSymbol(c, g_leaf_clock, sizeof c));
-  if (c[kPhases] == 0) return;
-  int dev = 0, khz = 0;
-  MM_CUDA(cudaGetDevice(&dev));
-  MM_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
-  const double ns = 1e6 / khz / static_cast<double>(c[kPhases]);  // per cycle and column
-  static const char* const names[kPhases] = {"prologue", "argmax", "push",    "wait",
-                                             "pivot",    "update", "outside", "epilogue"};
-  std::fprintf(stderr,
-               "lu push leaf clock: %llu leaves, %llu columns, ns per column:", c[kPhases + 1],
-               c[kPhases]);
-  for (int i = 0; i < kPhases; ++i) std::fprintf(stderr, " %s %.0f", names[i], c[i] * ns);
-  std::fprintf(stderr, "\n");
+  LeafClockCounts out;
+  for (int i = 0; i < kPhases; ++i) out.cycles[i] = c[i];
+  out.columns = c[kPhases];
+  out.leaves = c[kPhases + 1];
+  if (out.columns == 0) return out;
   const unsigned long long zero[kPhases + 2] = {};
   MM_CUDA(cudaMemcpyToSymbol(g_leaf_clock, zero, sizeof zero));
+  return out;
 }
 
 #define MM_LU_CLUSTER_LEAF(T)                                                                  \

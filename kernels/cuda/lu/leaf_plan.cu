@@ -1,22 +1,24 @@
 // Which leaf factors a panel of m rows: the register leaf for tall panels, the cluster leaf
 // where a cluster's shared memory holds the rows (its width, blocks, rows and shared memory),
-// the cooperative-grid leaf elsewhere; the device limits and switches those choices read.
+// the cooperative-grid leaf elsewhere; the device limits and the tuning those choices read.
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/lu/leaf_plan.cuh"
 #include "cuda/lu/lu_cuda.hpp"
 #include "instantiate.hpp"
-#include "mm/error.hpp"
 
 namespace mm::cuda::lu {
 
 namespace {
 
 constexpr int kMostBlocks = kClusterMostBlocks;
-// The fewest rows of a leaf on the register leaf by default (MM_LU_REG_ROWS). On the H200,
+// The rows a cluster block aims at and takes at most by default (LuTuning::cluster_rows,
+// cluster_max_rows): ClusterLeaf's.
+constexpr int kTargetRows = ClusterLeaf{}.target_rows;
+constexpr int kMaxRows = ClusterLeaf{}.max_rows;
+// The fewest rows of a leaf on the register leaf by default (LuTuning::reg_rows). On the H200,
 // against cuSOLVER's getrf: with every leaf on registers 0.72 at n = 2048 against 0.75 in
 // shared memory; from 2049 rows up 0.87 at 4096 (0.76), 0.99 at 8192 (0.71) and 1.15 at
 // 16384 (0.89); from 4097 rows up 1.12 at 16384.
@@ -49,15 +51,11 @@ ClusterPlan reg_leaf_plan(const ClusterLeaf& l, Index m) {
 }  // namespace
 
 template <class T>
-LeafScratch<T> leaf_prepare(Index n) {
+LeafScratch<T> leaf_prepare(Index n, const LuTuning& tuning, bool timed) {
   LeafScratch<T> s;
   grid_leaf_prepare<T>(n, s);
-  const char* mode = std::getenv("MM_LU_LEAF");
-  const std::string m = mode ? mode : "cluster";
-  if (m != "cluster" && m != "grid")
-    throw UsageError("MM_LU_LEAF must be cluster or grid, not '" + m + "'");
-  s.mode = m == "grid" ? LeafMode::grid : LeafMode::cluster;
-  if (s.mode == LeafMode::cluster) s.cluster = cluster_prepare<T>();
+  s.mode = tuning.leaf == LuTuning::Leaf::grid ? LeafMode::grid : LeafMode::cluster;
+  if (s.mode == LeafMode::cluster) s.cluster = cluster_prepare<T>(tuning, timed);
   return s;
 }
 
@@ -82,30 +80,24 @@ void leaf_factor(T* mat, Index lda, int g0, int m, int w, int pc0, int pc1, int*
 }
 
 template <class T>
-ClusterLeaf cluster_prepare() {
+ClusterLeaf cluster_prepare(const LuTuning& t, bool timed) {
   int dev = 0, optin = 0, cc = 0;
   MM_CUDA(cudaGetDevice(&dev));
   MM_CUDA(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, dev));
   MM_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   ClusterLeaf l;
+  l.target_rows = t.cluster_rows > 0 ? t.cluster_rows : kTargetRows;
+  l.max_rows = t.cluster_max_rows > 0 ? t.cluster_max_rows : kMaxRows;
+  l.push = t.exchange == LuTuning::Exchange::push;
+  l.timed = timed;
   if (cc < 9) return l;  // no clusters before sm_90: every leaf on the grid
   l.smem = static_cast<std::size_t>(optin);
-  const int cap = env_int("MM_LU_LEAF_SMEM", 0);
-  if (cap > 0) l.smem = std::min(l.smem, static_cast<std::size_t>(cap));
-  l.target_rows = std::max(1, env_int("MM_LU_CLUSTER_ROWS", l.target_rows));
-  l.max_rows = std::max(1, env_int("MM_LU_CLUSTER_MAX_ROWS", l.max_rows));
-  if (const char* x = std::getenv("MM_LU_CLUSTER_XCHG"); x && *x) {
-    const std::string v = x;
-    if (v != "push" && v != "sync")
-      throw UsageError("MM_LU_CLUSTER_XCHG must be push or sync, not '" + v + "'");
-    l.push = v == "push";
-  }
-  if (const char* x = std::getenv("MM_LU_PROFILE"); x && std::string(x) == "2") l.timed = true;
-  l.reg_rows = env_int("MM_LU_REG_ROWS", kRegRows);
+  if (t.leaf_smem > 0) l.smem = std::min(l.smem, static_cast<std::size_t>(t.leaf_smem));
+  l.reg_rows = t.reg_rows < 0 ? kRegRows : t.reg_rows;
   // The attributes are the kernels', set once to the device's limit.
   cluster_leaf_prepare<T>(static_cast<std::size_t>(optin));
   // The largest power-of-two cluster of full-size blocks the device can schedule at all.
-  const int most = std::min(kMostBlocks, env_int("MM_LU_CLUSTER", kMostBlocks));
+  const int most = t.cluster > 0 ? std::min(kMostBlocks, t.cluster) : kMostBlocks;
   for (int b = kMostBlocks; b >= 1; b /= 2) {
     if (b <= most && cluster_leaf_schedules<T>(b, l.smem)) {
       l.max_blocks = b;
@@ -140,11 +132,11 @@ ClusterPlan cluster_plan(const ClusterLeaf& l, Index m) {
 }
 
 #define MM_LU_LEAF_PLAN(T)                                                                    \
-  template LeafScratch<T> leaf_prepare<T>(Index);                                             \
+  template LeafScratch<T> leaf_prepare<T>(Index, const LuTuning&, bool);                      \
   template int leaf_width<T>(const LeafScratch<T>&, Index);                                   \
   template void leaf_factor<T>(T*, Index, int, int, int, int, int, int*, unsigned long long*, \
                                LeafScratch<T>&, cudaStream_t);                                \
-  template ClusterLeaf cluster_prepare<T>();                                                  \
+  template ClusterLeaf cluster_prepare<T>(const LuTuning&, bool);                             \
   template ClusterPlan cluster_plan<T>(const ClusterLeaf&, Index);
 MM_FOR_VALUE_TYPES(MM_LU_LEAF_PLAN)
 

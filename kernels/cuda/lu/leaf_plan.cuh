@@ -7,35 +7,36 @@
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/lu/types.cuh"
+#include "lu.hpp"
 
 namespace mm::cuda::lu {
 
 constexpr int kClusterMostBlocks = 16;  // the non-portable cluster limit of sm_90
 
-// Where the panel leaves run (environment MM_LU_LEAF, read when an engine is made): "cluster"
-// (the default) on one thread-block cluster wherever the leaf's rows fit in the cluster's shared
+// Where the panel leaves run (LuTuning::leaf, taken when an engine is made): "cluster" (the
+// default) on one thread-block cluster wherever the leaf's rows fit in the cluster's shared
 // memory, on the cooperative grid elsewhere; "grid": always on the cooperative grid.
 enum class LeafMode { cluster, grid };
 
 // What the cluster leaf may use on this device: the most blocks of a cluster (a power of two,
 // 16 where the device schedules non-portable clusters, 0 where clusters are off), the shared
 // memory per block, the rows per block it aims at and the most it takes (beyond, the grid leaf's
-// many blocks update faster than a cluster's 16). Environment overrides, for tuning and tests:
-// MM_LU_CLUSTER (most blocks), MM_LU_LEAF_SMEM (bytes per block, to force narrower leaves and
-// the grid fallback at small n), MM_LU_CLUSTER_ROWS (rows per block aimed at),
-// MM_LU_CLUSTER_MAX_ROWS (rows per block at most).
+// many blocks update faster than a cluster's 16). LuTuning's keys set them, for tuning and
+// tests: cluster (most blocks), leaf_smem (bytes per block, to force narrower leaves and the
+// grid fallback at small n), cluster_rows (rows per block aimed at), cluster_max_rows (rows per
+// block at most).
 struct ClusterLeaf {
   int max_blocks = 0;
   std::size_t smem = 0;
   int target_rows = 128;
   int max_rows = 256;
-  // How the blocks exchange each column's pivot candidates (MM_LU_CLUSTER_XCHG): pushed into
+  // How the blocks exchange each column's pivot candidates (LuTuning::exchange): pushed into
   // every block's shared memory by st.async and awaited on a local mbarrier ("push", the
   // default), or published locally and read remotely after a cluster barrier ("sync").
   bool push = true;
-  bool timed = false;  // MM_LU_PROFILE=2: the push leaf's phases timed (cluster_leaf_clock_report)
+  bool timed = false;  // --profile=2: the push leaf's phases timed (cluster_leaf_clock_take)
   // Leaves of at least this many rows hold them in registers (register_leaf.cu) where a cluster
-  // can (MM_LU_REG_ROWS; 0: never).
+  // can (LuTuning::reg_rows; 0: never).
   int reg_rows = 0;
 };
 
@@ -45,7 +46,7 @@ struct ClusterPlan {
   int width = 0, blocks = 0, rows = 0;
   std::size_t smem = 0;
   bool push = true;
-  bool timed = false;  // MM_LU_PROFILE=2: the push leaf's phases timed (cluster_leaf_clock_report)
+  bool timed = false;  // --profile=2: the push leaf's phases timed (cluster_leaf_clock_take)
   bool reg = false;    // the rows in registers (register_leaf.cu), ROWS a block
 };
 
@@ -65,9 +66,11 @@ struct LeafScratch {
 // ---- the plan (leaf_plan.cu) ---------------------------------------------------------------
 
 // Sizes the scratch and raises the leaf kernel's shared-memory limit for panels of up to N
-// rows. Throws DeviceError where one block's share of the rows cannot fit in shared memory.
+// rows; the leaves as TUNING asks (its leaf and cluster keys), the push leaf's phases timed
+// where TIMED. Throws DeviceError where one block's share of the rows cannot fit in shared
+// memory.
 template <class T>
-LeafScratch<T> leaf_prepare(Index n);
+LeafScratch<T> leaf_prepare(Index n, const LuTuning& tuning, bool timed);
 
 // The widest leaf the panel recursion should split to for M rows: the cluster plan's width
 // where a cluster holds them, else kLeafWidth (the grid leaf).
@@ -85,9 +88,10 @@ template <class T>
 void leaf_factor(T* mat, Index lda, int g0, int m, int w, int pc0, int pc1, int* ipiv,
                  unsigned long long* info, LeafScratch<T>& scratch, cudaStream_t st);
 
-// The cluster leaf's limits on this device (reads the environment).
+// The cluster leaf's limits on this device, TUNING's cluster keys resolved (its defaults: the
+// device's limits and the measured ones below); the push leaf timed where TIMED.
 template <class T>
-ClusterLeaf cluster_prepare();
+ClusterLeaf cluster_prepare(const LuTuning& tuning, bool timed);
 // The plan for a leaf of M rows: the register leaf's where LIMITS.reg_rows and a cluster allow,
 // else the widest width whose rows fit in shared memory, over the fewest blocks that hold them
 // and reach the aimed-at rows per block; width 0 where none fits.

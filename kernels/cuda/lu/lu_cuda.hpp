@@ -13,12 +13,15 @@ namespace mm {
 
 // cuda-blocked's panel width for an n x n matrix when none is given (at most 256).
 std::int64_t lu_cuda_default_nb(std::int64_t n);
+// The panel width cuda-blocked takes for an n x n matrix under TUNING: its nb, or the default
+// above; UsageError beyond LuTuning::kMaxNb.
+std::int64_t lu_cuda_nb(std::int64_t n, const LuTuning& tuning);
 
 // The cluster leaf's launch for a panel of M rows given the most blocks of a cluster, the shared
 // memory per block, the rows per block aimed at and the most taken (what cuda-blocked decides
-// from the device and MM_LU_CLUSTER, MM_LU_LEAF_SMEM, MM_LU_CLUSTER_ROWS,
-// MM_LU_CLUSTER_MAX_ROWS): WIDTH 0 means the grid leaf.
-// REG_ROWS (MM_LU_REG_ROWS, 0: off): leaves of at least this many rows on the register leaf
+// from the device and LuTuning's cluster, leaf_smem, cluster_rows, cluster_max_rows): WIDTH 0
+// means the grid leaf.
+// REG_ROWS (LuTuning::reg_rows, 0: off): leaves of at least this many rows on the register leaf
 // (REG), ROWS a block of 512 threads.
 struct LuLeafPlan {
   int width = 0, blocks = 0, rows = 0;
@@ -32,13 +35,13 @@ LuLeafPlan lu_cuda_leaf_plan(std::int64_t m, int max_blocks, std::size_t smem, i
 // Right-looking blocked LU on the GPU: recursive panels whose leaves (32 columns, 16 or 8 for
 // the tallest panels) run on one thread-block cluster each, pivot candidates pushed between its
 // blocks once per column: with the rows in registers for leaves of more than 2048 rows (real
-// types; MM_LU_REG_ROWS), else in shared memory where they fit, else on a cooperative grid (a
+// types; LuTuning::reg_rows), else in shared memory where they fit, else on a cooperative grid (a
 // grid barrier per column); row swaps as gathers, cuBLAS TRSM for U's block row and GEMM for
 // the trailing update, the next panel factored on a high-priority stream while the rest of the
-// update runs.
-// NB: the panel width (0: lu_cuda_default_nb). Every value type.
+// update runs. P.tuning sets the panel width and the leaves, P.profile the --profile level; the
+// runner reports the values it used (tuning()) and the profile (profile()). Every value type.
 template <class T>
-std::unique_ptr<Runner> make_lu_cuda_blocked(const LuProblem<T>& p, std::int64_t nb = 0);
+std::unique_ptr<Runner> make_lu_cuda_blocked(const LuProblem<T>& p);
 
 // A kernel per operation of each column step (pivot search by a block reduction, row swap,
 // column scale, rank-1 update): the unblocked algorithm as GPU theses time it; slow by design.
@@ -57,10 +60,12 @@ std::unique_ptr<Runner> make_lu_cusolver_getrf_only(const LuProblem<T>& p);
 // mmsolve --method lu: X = A^-1 B (B n x k, X sized n x k by the caller), factor and
 // substitution on the GPU each run; REPORT is reset and its flops set by each run. An exact
 // zero pivot throws NumericalError(zero_pivot_message(column)).
-// cuda-blocked's factorization, then the row swaps as gathers and two cuBLAS TRSMs:
+// cuda-blocked's factorization (TUNING and PROFILE as in LuProblem, reported alike), then the
+// row swaps as gathers and two cuBLAS TRSMs:
 template <class T>
 std::unique_ptr<Runner> make_lu_solve_cuda_blocked(const Dense<T>& a, const Dense<T>& b,
-                                                   Dense<T>& x, SolveReport& report);
+                                                   Dense<T>& x, SolveReport& report,
+                                                   const LuTuning& tuning, int profile);
 // cusolverDnXgetrf + cusolverDnXgetrs on transposed copies:
 template <class T>
 std::unique_ptr<Runner> make_lu_solve_cusolver(const Dense<T>& a, const Dense<T>& b, Dense<T>& x,

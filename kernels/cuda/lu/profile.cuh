@@ -1,72 +1,100 @@
-// MM_LU_PROFILE's timing of cuda-blocked: device time by kind of work and leaf height.
+// --profile's timing of cuda-blocked: device time by kind of work and leaf height (level 1), and
+// the push leaf's clock64 phases (level 2), printed to stderr and returned for the record.
 #pragma once
 
 #include <cstdio>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cuda/cuda_util.cuh"
 
 namespace mm::cuda::lu {
 
-// MM_LU_PROFILE=2: prints to stderr the push leaf's time per column by phase since the last
-// report (nothing where no timed leaf ran). Defined in cluster_leaf.cu beside the push leaf,
-// whose translation unit owns the device counters (no relocatable device code).
-void cluster_leaf_clock_report();
+// --profile=2: the push leaf's clock, summed over the timed leaves (block 0's thread 0 of each):
+// cycles by phase, columns and leaves.
+struct LeafClockCounts {
+  static constexpr int kPhases = 8;
+  unsigned long long cycles[kPhases] = {};
+  unsigned long long columns = 0, leaves = 0;
+};
+// The phases' names, in the counters' order.
+inline constexpr const char* kLeafClockPhases[LeafClockCounts::kPhases] = {
+    "prologue", "argmax", "push", "wait", "pivot", "update", "outside", "epilogue"};
+
+// The counters since the last take, zeroed on the device. Defined in cluster_leaf.cu beside the
+// push leaf, whose translation unit owns the device counters (no relocatable device code).
+LeafClockCounts cluster_leaf_clock_take();
 
 }  // namespace mm::cuda::lu
 
 namespace mm::cuda::lu::host {
 
-// MM_LU_PROFILE=1: where cuda-blocked's device time goes, summed by kind over the runs and
-// printed to stderr when the engine goes (kinds overlap: they run on two streams). Each span
-// is the time between events around the work on its stream, its waits for SMs included.
+// Where cuda-blocked's device time goes, summed by kind over the runs (kinds overlap: they run on
+// two streams). Each span is the time between events around the work on its stream, its waits
+// for SMs included. LEVEL 0: off (nothing recorded); 1: the spans; 2: also the push leaf's clock
+// (its timed kernels are picked by the leaf plan, ClusterLeaf::timed).
 class Profile {
  public:
   enum Kind { leaf, panel_blas, swaps, next, rest, wait, kinds };
-  explicit Profile(bool on) : on_(on) {}
+  explicit Profile(int level) : level_(level) {}
   ~Profile() {
-    if (!on_) return;
-    try {
-      collect();
-    } catch (...) {
-      return;  // a failed device: nothing to report
-    }
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
-    if (runs_ == 0) return;
-    std::fprintf(stderr,
-                 "lu profile n=%d nb=%d runs=%d, ms per run: leaf %.3f (%d leaves), panel "
-                 "trsm+gemm %.3f, pairs+left swaps %.3f, next panel's update %.3f, the rest's "
-                 "update %.3f, the update stream idle for panels %.3f\n",
-                 n_, nb_, runs_, ms_[leaf] / runs_, count_[leaf] / runs_, ms_[panel_blas] / runs_,
-                 ms_[swaps] / runs_, ms_[next] / runs_, ms_[rest] / runs_, ms_[wait] / runs_);
-    std::fprintf(stderr, "lu profile leaves by rows, us per column:");
-    for (int b = 0; b < kBuckets; ++b)
-      if (leaf_cols_[b] > 0)
-        std::fprintf(stderr, " m<=%d %.2f (%ld columns)", 1024 << b,
-                     1e3 * leaf_ms_[b] / leaf_cols_[b], leaf_cols_[b] / runs_);
-    std::fprintf(stderr, "\n");
-    try {
-      cluster_leaf_clock_report();
-    } catch (...) {
-    }
   }
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
-  bool on() const { return on_; }
+  bool on() const { return level_ > 0; }
   void begin_run(int n, int nb) {
-    if (!on_) return;
+    if (!on()) return;
     collect();
     n_ = n, nb_ = nb, ++runs_;
   }
   // F's work on S, timed as K; a leaf's also by its M rows and W columns.
   template <class F>
   void span(Kind k, cudaStream_t s, F&& f, int m = 0, int w = 0) {
-    if (!on_) return f();
+    if (!on()) return f();
     const cudaEvent_t a = event(), b = event();
     MM_CUDA(cudaEventRecord(a, s));
     f();
     MM_CUDA(cudaEventRecord(b, s));
     spans_.push_back({k, a, b, m, w});
+  }
+
+  // Every run so far (warm-ups included), waited for: printed to stderr and returned as JSON
+  // (ms per run by kind, the leaves' us per column by height, level 2: the push leaf's ns per
+  // column by phase); null when off.
+  nlohmann::json report() {
+    if (!on()) return nullptr;
+    collect();
+    nlohmann::json j{{"level", level_}, {"n", n_}, {"nb", nb_}, {"runs", runs_}};
+    if (runs_ == 0) return j;
+    const double r = runs_;
+    j["ms_per_run"] = {{"leaf", ms_[leaf] / r},        {"panel_trsm_gemm", ms_[panel_blas] / r},
+                       {"swaps", ms_[swaps] / r},      {"next_panel_update", ms_[next] / r},
+                       {"rest_update", ms_[rest] / r}, {"update_idle_for_panels", ms_[wait] / r}};
+    j["leaves_per_run"] = count_[leaf] / runs_;
+    std::fprintf(stderr,
+                 "lu profile n=%d nb=%d runs=%d, ms per run: leaf %.3f (%d leaves), panel "
+                 "trsm+gemm %.3f, pairs+left swaps %.3f, next panel's update %.3f, the rest's "
+                 "update %.3f, the update stream idle for panels %.3f\n",
+                 n_, nb_, runs_, ms_[leaf] / r, count_[leaf] / runs_, ms_[panel_blas] / r,
+                 ms_[swaps] / r, ms_[next] / r, ms_[rest] / r, ms_[wait] / r);
+    std::fprintf(stderr, "lu profile leaves by rows, us per column:");
+    nlohmann::json buckets = nlohmann::json::array();
+    for (int b = 0; b < kBuckets; ++b) {
+      if (leaf_cols_[b] == 0) continue;
+      const double us = 1e3 * leaf_ms_[b] / static_cast<double>(leaf_cols_[b]);
+      std::fprintf(stderr, " m<=%d %.2f (%ld columns)", 1024 << b, us, leaf_cols_[b] / runs_);
+      buckets.push_back({{"max_rows", 1024 << b},
+                         {"us_per_column", us},
+                         {"columns_per_run", leaf_cols_[b] / runs_}});
+    }
+    std::fprintf(stderr, "\n");
+    j["leaf_us_per_column"] = std::move(buckets);
+    if (level_ >= 2) {
+      if (nlohmann::json c = clock_report(); !c.is_null()) j["push_leaf_clock"] = std::move(c);
+    }
+    return j;
   }
 
  private:
@@ -99,12 +127,37 @@ class Profile {
     spans_.clear();
     next_ = 0;
   }
-  bool on_;
+  // The push leaf's clock over every run so far (the device's counters added to clock_):
+  // printed, and returned as leaves, columns and ns per column by phase; null where no timed
+  // leaf ran.
+  nlohmann::json clock_report() {
+    const LeafClockCounts c = cluster_leaf_clock_take();
+    for (int i = 0; i < LeafClockCounts::kPhases; ++i) clock_.cycles[i] += c.cycles[i];
+    clock_.columns += c.columns, clock_.leaves += c.leaves;
+    if (clock_.columns == 0) return nullptr;
+    int dev = 0, khz = 0;
+    MM_CUDA(cudaGetDevice(&dev));
+    MM_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+    const double ns = 1e6 / khz / static_cast<double>(clock_.columns);  // per cycle and column
+    std::fprintf(stderr,
+                 "lu push leaf clock: %llu leaves, %llu columns, ns per column:", clock_.leaves,
+                 clock_.columns);
+    nlohmann::json phases = nlohmann::json::object();
+    for (int i = 0; i < LeafClockCounts::kPhases; ++i) {
+      const double v = static_cast<double>(clock_.cycles[i]) * ns;
+      std::fprintf(stderr, " %s %.0f", kLeafClockPhases[i], v);
+      phases[kLeafClockPhases[i]] = v;
+    }
+    std::fprintf(stderr, "\n");
+    return {{"leaves", clock_.leaves}, {"columns", clock_.columns}, {"ns_per_column", phases}};
+  }
+  int level_;
   int n_ = 0, nb_ = 0, runs_ = 0;
   double ms_[kinds] = {};
   int count_[kinds] = {};
   double leaf_ms_[kBuckets] = {};
   long leaf_cols_[kBuckets] = {};
+  LeafClockCounts clock_;
   std::vector<cudaEvent_t> events_;
   std::size_t next_ = 0;
   std::vector<Span> spans_;
