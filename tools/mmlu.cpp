@@ -63,6 +63,7 @@ int run(const Cli& cli) {
   }
   const auto files = cli.positionals("A");
   if (files.size() != 1) throw UsageError("give one matrix A (see mmlu --help)");
+  const LuTuning tuning = LuTuning::from(cli.tune());  // bad values: exit 2, before reading
   std::vector<std::string> split;
   if (cli.has("split")) {
     split = cli.get<std::vector<std::string>>("split");
@@ -93,10 +94,13 @@ int run(const Cli& cli) {
     std::vector<std::int64_t> ipiv(static_cast<std::size_t>(n));
     rec.phase("convert", w.seconds());
 
-    LuProblem<T> p{&dense, &lu, &ipiv};
+    LuProblem<T> p{&dense, &lu, &ipiv, tuning, c.profile};
     auto runner = impl.make(p);
     const Measured m = measure(*runner, c.warmup, c.repeat);
     record_measured(rec, m);
+    warn_unused_tuning("mmlu", cli.tune(), m.tuning, impl.name);
+    if (c.profile > 0 && m.profile.is_null())
+      std::cerr << "mmlu: warning: --profile: " << impl.name << " has no profile\n";
     rec.impl(impl.name).work(lu_flops<T>(n), lu_bytes<T>(n));
     if (c.verbose)
       std::cerr << "mmlu: " << impl.name << " on " << m.device << ": median " << m.compute.median
@@ -131,12 +135,16 @@ int main(int argc, char** argv) {
         "permutation P (coordinate integer) with PA = LU. A sparse A is made dense first.\n"
         "Work: flops = 2/3 n^3 (8/3 n^3 complex); bytes = 2 n^2 * value (A read, LU written)\n"
         "+ 8 n (pivots). An exact zero pivot (singular A) exits 5 naming the column; a\n"
-        "non-square A exits 3; A over --max-dense-bytes exits 4.",
+        "non-square A exits 3; A over --max-dense-bytes exits 4.\n"
+        "Tuning of cuda-blocked (panel width, leaves, graph): --tune KEY=VALUE (--tune help\n"
+        "lists the keys); the values used go into the timing record. --profile prints where\n"
+        "cuda-blocked's device time goes (--profile=2: also the leaf's phases) and records it.",
         "mmlu A.mtx -o LU.mtx --pivots p.mtx && mmcheck lu A.mtx LU.mtx p.mtx\n"
         "mmgen dense --n 500 --lo -1 --hi 1 | mmlu - --impl cpu-blocked -q --repeat 5 --timing -\n"
         "mmlu A.mtx --split L.mtx U.mtx P.mtx -o LU.mtx\n"
+        "mmlu A.mtx --device cuda --impl cuda-blocked --tune leaf=grid --profile -q --timing -\n"
         "mmlu --list-impls");
-    cli.compute().positional("A", -1);
+    cli.compute().tuning({mm::LuTuning::keys()}).profiling().positional("A", -1);
     cli.options()("pivots", mm::po::value<std::string>(),
                   "write the pivots (n x 1 array integer) here")(
         "split", mm::po::value<std::vector<std::string>>()->multitoken(),

@@ -83,6 +83,7 @@ int run(const Cli& cli) {
   if (files.size() != 2) throw UsageError("give A and b (see mmsolve --help)");
   const std::string method_opt = cli.get<std::string>("method");
   if (method_opt != "auto") parse_method(method_opt);
+  const LuTuning lu_tuning = LuTuning::from(cli.tune());  // bad values: exit 2, before reading
   IterOptions opt;
   opt.tol = cli.get<double>("tol");
   opt.max_iter = cli.get<std::int64_t>("max-iter");
@@ -146,10 +147,14 @@ int run(const Cli& cli) {
       rec.phase("convert", w.seconds());
 
       SolveReport report;
-      SolveProblem<I, T> p{method, &ad, &csr, &b, &x, opt, &report};
+      SolveProblem<I, T> p{method, &ad, &csr, &b, &x, opt, &report, lu_tuning, c.profile};
       auto runner = impl.make(p);
       const Measured m = measure(*runner, c.warmup, c.repeat);
       record_measured(rec, m);
+      const std::string used_by = std::string(method_name(method)) + "/" + impl.name;
+      warn_unused_tuning("mmsolve", cli.tune(), m.tuning, used_by);
+      if (c.profile > 0 && m.profile.is_null())
+        std::cerr << "mmsolve: warning: --profile: " << used_by << " has no profile\n";
       // Bytes: the matrix read once per pass of the method (dense: A and its factors; sparse:
       // the CSR arrays per SpMV), plus b read and x written.
       const double spmvs = method == SolveMethod::bicgstab ? 2.0 : 1.0;
@@ -239,7 +244,8 @@ int main(int argc, char** argv) {
         "Work (flops): lu and gauss 2/3 n^3 + 2 n^2 k; umfpack: UMFPACK's factorization count +\n"
         "4 nnz(LU) k; per iteration cg 2 nnz + 10 n, bicgstab 4 nnz + 20 n, gmres step j\n"
         "2 nnz + 4 n (j+1) + 6 n (+ n per preconditioner application; x4 complex). Bytes: the\n"
-        "matrix once per pass (dense: 2 n^2 values; sparse: the CSR per SpMV) + b and x.",
+        "matrix once per pass (dense: 2 n^2 values; sparse: the CSR per SpMV) + b and x.\n"
+        "--method lu --impl cuda-blocked takes mmlu's tuning keys (--tune help) and --profile.",
         "mmgen poisson2d --n 100 -o A.mtx && mmgen rhs A.mtx -o b.mtx && mmsolve A.mtx b.mtx -v -o "
         "x.mtx\n"
         "mmsolve A.mtx b.mtx --method cg --precond jacobi --tol 1e-10 | mmcheck residual A.mtx - "
@@ -249,7 +255,7 @@ int main(int argc, char** argv) {
         "mmsolve A.mtx b.mtx --method umfpack -o x.mtx\n"
         "mmsolve A.mtx b.mtx --method cg --device cuda --check-every 50 -q --timing -\n"
         "mmsolve --list-impls");
-    cli.compute().positional("files", -1);
+    cli.compute().tuning({mm::LuTuning::keys()}).profiling().positional("files", -1);
     cli.options()("method", mm::po::value<std::string>()->default_value("auto"),
                   "auto, lu, gauss, umfpack, cg, bicgstab or gmres")(
         "tol", mm::po::value<double>()->default_value(1e-8),

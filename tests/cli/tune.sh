@@ -1,6 +1,7 @@
 # --tune and --profile through the real binaries: `--tune help`, unknown keys and bad values
 # refused with exit 2 naming what is allowed, tools without keys, and the timing record's
-# "tuning" (the values a run used; with a GPU, the CUDA marching sweep's warps and chunks).
+# "tuning" (the values a run used; with a GPU, the CUDA marching sweep's warps and chunks, and
+# cuda-blocked LU's keys and --profile in mmlu and mmsolve --method lu).
 source "$(dirname "$0")/common.bash"
 cd "$TMP"
 gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
@@ -93,5 +94,105 @@ if [[ $gpu ]]; then
   json_check t_gpu4.jsonl "r['tuning'] == {}" "cuda-coalesced records no tuning"
 else
   echo "skip: the CUDA records' warps and chunks need a GPU (nvidia-smi finds none here)"
+fi
+
+# ---- LU: mmlu and mmsolve --method lu (cuda-blocked's keys) ------------------------------------
+lu_keys="nb leaf cluster leaf_smem cluster_rows cluster_max_rows reg_rows exchange graph"
+for tool in mmlu mmsolve; do
+  expect_exit 0 $tool --tune help
+  grep -q '^lu: cuda-blocked' out && pass "$tool --tune help names lu's cuda-blocked" ||
+    fail "$tool --tune help: $(cat out)"
+  for key in $lu_keys; do
+    grep -Eq "^  $key=[^ ]+ +default " out && pass "$tool --tune help lists $key with its default" ||
+      fail "$tool --tune help lacks $key: $(cat out)"
+  done
+done
+expect_exit 0 mmlu --tune help
+grep -Eq '^  nb=0\.\.256 +default 0: 256 from n = 8192, 128 from 2048, else 64$' out &&
+  pass "--tune help: nb's default" || fail "--tune help: nb: $(cat out)"
+grep -Eq '^  leaf=cluster\|grid +default cluster$' out && pass "--tune help: leaf=cluster|grid" ||
+  fail "--tune help: leaf: $(cat out)"
+grep -Eq '^  reg_rows=auto\|0\.\.1048576 +default auto: 2049$' out && pass "--tune help: reg_rows" ||
+  fail "--tune help: reg_rows: $(cat out)"
+grep -Eq '^  exchange=push\|sync +default push  \[experimental\]$' out &&
+  pass "--tune help marks the sync exchange experimental" || fail "--tune help: exchange: $(cat out)"
+[[ $(grep -c '\[experimental\]' out) == 1 ]] && pass "one experimental LU key" ||
+  fail "experimental keys: $(grep experimental out)"
+
+mmgen dense --n 300 --lo -1 --hi 1 --seed 4 -o L.mtx
+mmgen rhs L.mtx -o Lb.mtx
+expect_exit 2 mmlu L.mtx --tune leaf=foo -o never.mtx
+expect_stderr '^mmlu: --tune leaf=foo: leaf takes cluster\|grid$'
+expect_exit 2 mmlu L.mtx --tune nosuch=1 -o never.mtx
+expect_stderr "^mmlu: unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, cluster_rows, cluster_max_rows, reg_rows, exchange, graph"
+expect_exit 2 mmlu nosuch.mtx --tune nb=300
+expect_stderr '^mmlu: --tune nb=300: nb takes 0\.\.256$'
+expect_exit 2 mmlu L.mtx --tune cluster=3
+expect_stderr '^mmlu: --tune cluster=3: cluster takes 1\|2\|4\|8\|16$'
+expect_exit 2 mmsolve L.mtx Lb.mtx --method lu --tune reg_rows=-3 -o never.mtx
+expect_stderr '^mmsolve: --tune reg_rows=-3: reg_rows takes auto\|0\.\.1048576$'
+expect_exit 2 mmsolve L.mtx Lb.mtx --method lu --tune graph=yes
+expect_stderr 'graph takes auto\|on\|off'
+expect_exit 2 mmsolve L.mtx Lb.mtx --tune nosuch=1
+expect_stderr "^mmsolve: unknown --tune key 'nosuch' for mmsolve; keys: nb, leaf,"
+[[ ! -e never.mtx ]] && pass "refused LU keys wrote nothing" || fail "a refused LU key left never.mtx"
+
+# On the CPU: the keys are not used (warned), the record says so with {}.
+expect_exit 0 mmlu L.mtx --device cpu --impl cpu-blocked --tune leaf=grid -q --timing t_lu.jsonl
+expect_stderr '^mmlu: warning: --tune leaf=grid not used by cpu-blocked$'
+json_check t_lu.jsonl "r['tuning'] == {} and 'profile' not in r and r['impl'] == 'cpu-blocked'" \
+  "a CPU LU record carries tuning {}"
+expect_exit 0 mmlu L.mtx --device cpu -q --profile --timing t_lu2.jsonl
+expect_stderr '^mmlu: warning: --profile: lapack has no profile$'
+json_check t_lu2.jsonl "r['tuning'] == {} and 'profile' not in r" "a CPU LU record has no profile"
+expect_exit 0 mmsolve L.mtx Lb.mtx --method lu --device cpu --impl lapack --tune reg_rows=0 -q \
+  --timing t_sv.jsonl
+expect_stderr '^mmsolve: warning: --tune reg_rows=0 not used by lu/lapack$'
+json_check t_sv.jsonl "r['tuning'] == {} and r['impl'] == 'lu/lapack'" "a CPU solve record carries tuning {}"
+expect_exit 2 mmlu L.mtx --profile=3
+expect_stderr '^mmlu: --profile takes 1 or 2'
+
+if [[ $gpu ]]; then
+  all="{'nb', 'leaf', 'cluster', 'leaf_smem', 'cluster_rows', 'cluster_max_rows', 'reg_rows', 'exchange', 'graph'}"
+  expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked -o LUd.mtx --pivots pd.mtx --timing t_lg.jsonl
+  json_check t_lg.jsonl "set(r['tuning']) == $all and r['tuning']['nb'] == 64 and r['tuning']['leaf'] == 'cluster'
+    and r['tuning']['cluster'] in (1, 2, 4, 8, 16) and r['tuning']['leaf_smem'] > 0
+    and r['tuning']['cluster_rows'] == 128 and r['tuning']['cluster_max_rows'] == 256
+    and r['tuning']['reg_rows'] == 2049 and r['tuning']['exchange'] == 'push'
+    and r['tuning']['graph'] == 'on' and 'profile' not in r" "the defaults record every LU key resolved"
+  expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune leaf=grid -o LUg.mtx --pivots pg.mtx \
+    --timing t_lg2.jsonl
+  json_check t_lg2.jsonl "r['tuning'] == {'nb': 64, 'leaf': 'grid', 'graph': 'on'}" "leaf=grid is recorded"
+  expect_exit 0 mmcheck lu L.mtx LUg.mtx pg.mtx
+  # The defaults given explicitly: the same factors.
+  expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune nb=64 --tune leaf=cluster \
+    --tune reg_rows=2049 --tune graph=on --tune exchange=push -o LUe.mtx
+  same_files LUd.mtx LUe.mtx
+  expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune leaf=grid --tune cluster=4 -q
+  expect_stderr '^mmlu: warning: --tune cluster=4 not used by cuda-blocked$'
+  expect_exit 0 mmlu L.mtx --device cuda --impl cusolver --tune nb=128 -q --timing t_lc.jsonl
+  expect_stderr '^mmlu: warning: --tune nb=128 not used by cusolver$'
+  json_check t_lc.jsonl "r['tuning'] == {}" "cusolver records no tuning"
+  expect_exit 0 mmsolve L.mtx Lb.mtx --method lu --device cuda --impl cuda-blocked --tune reg_rows=0 \
+    -o x.mtx --timing t_sg.jsonl
+  json_check t_sg.jsonl "r['tuning']['reg_rows'] == 0 and set(r['tuning']) == $all and r['impl'] == 'lu/cuda-blocked'" \
+    "mmsolve --method lu records reg_rows=0"
+  expect_exit 0 mmcheck residual L.mtx x.mtx Lb.mtx
+  # --profile: to stderr and into the record; the graph off while profiling.
+  expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --profile -q --timing t_lp.jsonl
+  expect_stderr '^lu profile n=300 nb=64 runs=1, ms per run: leaf '
+  json_check t_lp.jsonl "r['profile']['level'] == 1 and r['profile']['runs'] == 1
+    and r['profile']['ms_per_run']['leaf'] > 0 and r['profile']['leaf_us_per_column'][0]['columns_per_run'] == 300
+    and 'push_leaf_clock' not in r['profile'] and r['tuning']['graph'] == 'off'" "--profile is in the record"
+  expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --profile=2 --repeat 2 -q --timing t_lp2.jsonl
+  expect_stderr '^lu push leaf clock: '
+  json_check t_lp2.jsonl "r['profile']['level'] == 2 and r['profile']['runs'] == 2
+    and r['profile']['push_leaf_clock']['columns'] == 600" "--profile=2 records the push leaf's clock"
+  expect_exit 0 mmsolve L.mtx Lb.mtx --method lu --device cuda --impl cuda-blocked --profile -q \
+    --timing t_sp.jsonl
+  expect_stderr '^lu profile n=300 '
+  json_check t_sp.jsonl "r['profile']['runs'] == 1" "mmsolve --method lu --profile is in the record"
+else
+  echo "skip: cuda-blocked LU's recorded keys and --profile need a GPU (nvidia-smi finds none here)"
 fi
 finish
