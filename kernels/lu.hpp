@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm.hpp"
 #include "impl.hpp"
 #include "mm/matrix.hpp"
 #include "mm/tuning.hpp"
@@ -140,10 +141,12 @@ template <class T>
 void lu_lapack(Dense<T>& a, std::int64_t* ipiv);
 
 // C -= A * B on row-major blocks (C m x n with leading dimension ldc, A m x k, B k x n):
-// the trailing update of lu_cpu_blocked, exposed for its tests and the benchmark.
+// the trailing update of lu_cpu_blocked (gemm_cpu_blocked's packed product, micro-kernel K),
+// exposed for its tests and the benchmark.
 template <class T>
 void gemm_sub_cpu(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda,
-                  const T* b, std::int64_t ldb, T* c, std::int64_t ldc);
+                  const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
+                  GemmKernel kind = GemmKernel::best);
 
 // Solves A X = B in place on B (n x k, row-major) from packed LU factors and pivots:
 // row swaps, then L y = Pb (unit lower), then U x = y. Serial reference ...

@@ -6,8 +6,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
 #include <new>
 
+#include "cpu/gemm_packed.hpp"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
 
@@ -35,20 +37,34 @@ void gemm_cpu_rows(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha, T
 
 namespace {
 
-// 64-byte aligned scratch that never leaves this file (packed panels).
+// 64-byte aligned packing memory of one thread, grown on demand and kept between calls: the
+// LU calls the product thousands of times on small blocks, where an allocation per call (an
+// mmap and its page faults above 128 KiB) would show.
 template <class T>
-class AlignedBuffer {
+class Scratch {
  public:
-  explicit AlignedBuffer(std::size_t n)
-      : p_(n ? static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))) : nullptr) {}
-  T* get() const { return p_.get(); }
+  T* get(std::size_t n) {
+    if (n > size_) {
+      p_.reset(static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))));
+      size_ = n;
+    }
+    return p_.get();
+  }
 
  private:
   struct Free {
     void operator()(T* p) const { ::operator delete(p, std::align_val_t(64)); }
   };
   std::unique_ptr<T, Free> p_;
+  std::size_t size_ = 0;
 };
+
+// The calling thread's buffer for packed A blocks (SLOT 0) or shared B panels (SLOT 1).
+template <class T, int Slot>
+T* thread_scratch(std::size_t n) {
+  static thread_local Scratch<T> s;
+  return s.get(n);
+}
 
 // C tile (MR x NR, row stride LDC) = alpha * (packed A sliver x packed B sliver) + beta*C,
 // C not read when beta == 0. PA holds MR values per k, PB holds NR values per k.
@@ -205,11 +221,11 @@ Plan<T> plan_for(GemmKernel k) {
   }
 }
 
-// Rows [i0, i0+mb) x columns [p0, p0+kb) of A as MR-row slivers, MR values per k, the last
+// The mb x kb block of A at A (row stride LDA) as MR-row slivers, MR values per k, the last
 // sliver padded with zeros.
 template <class T>
-void pack_a(const Dense<T>& a, std::int64_t i0, std::int64_t mb, std::int64_t p0, std::int64_t kb,
-            int mr, T* __restrict dst) {
+void pack_a(const T* a, std::int64_t lda, std::int64_t mb, std::int64_t kb, int mr,
+            T* __restrict dst) {
   for (std::int64_t s = 0; s < mb; s += mr, dst += mr * kb) {
     const int rows = static_cast<int>(std::min<std::int64_t>(mr, mb - s));
     for (int i = 0; i < mr; ++i) {
@@ -217,22 +233,22 @@ void pack_a(const Dense<T>& a, std::int64_t i0, std::int64_t mb, std::int64_t p0
         for (std::int64_t p = 0; p < kb; ++p) dst[p * mr + i] = T{};
         continue;
       }
-      const T* src = a.data.data() + (i0 + s + i) * a.cols + p0;
+      const T* src = a + (s + i) * lda;
       for (std::int64_t p = 0; p < kb; ++p) dst[p * mr + i] = src[p];
     }
   }
 }
 
-// One NR-column sliver (number T) of rows [p0, p0+kb) x columns [j0, j0+nb) of B, NR
-// values per k, padded with zeros past the last column.
+// NR-column sliver number T of the kb x nb block of B at B (row stride LDB), NR values per
+// k, padded with zeros past the last column.
 template <class T>
-void pack_b_sliver(const Dense<T>& b, std::int64_t p0, std::int64_t kb, std::int64_t j0,
-                   std::int64_t nb, int nr, std::int64_t t, T* __restrict dst) {
+void pack_b_sliver(const T* b, std::int64_t ldb, std::int64_t kb, std::int64_t nb, int nr,
+                   std::int64_t t, T* __restrict dst) {
   const std::int64_t j = t * nr;
   const int cols = static_cast<int>(std::min<std::int64_t>(nr, nb - j));
   dst += t * nr * kb;
   for (std::int64_t p = 0; p < kb; ++p) {
-    const T* src = b.data.data() + (p0 + p) * b.cols + j0 + j;
+    const T* src = b + p * ldb + j;
     for (int q = 0; q < cols; ++q) dst[p * nr + q] = src[q];
     for (int q = cols; q < nr; ++q) dst[p * nr + q] = T{};
   }
@@ -287,18 +303,22 @@ std::string gemm_kernel_name(GemmKernel k) {
   return plan_for<T>(k).name;
 }
 
+namespace cpu {
+
 template <class T>
-void gemm_cpu_blocked(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha, T beta,
-                      GemmKernel kind) {
-  gemm_check_shapes(a, b, c);
+void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a,
+                 std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc,
+                 GemmKernel kind, bool parallel) {
   const Plan<T> pl = plan_for<T>(kind);
-  const std::int64_t m = a.rows, n = b.cols, k = a.cols;
-  if (m == 0 || n == 0) return;
-  if (k == 0) {  // no products: C = beta*C
-    for (T& x : c.data) x = beta == T{} ? T{} : beta * x;
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // no products: C = beta*C
+    if (beta != T(1))
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+          c[i * ldc + j] = beta == T{} ? T{} : beta * c[i * ldc + j];
     return;
   }
-  const int threads = omp_get_max_threads();
+  const int threads = parallel ? omp_get_max_threads() : 1;
   // MC blocks of rows, as many as a multiple of the threads so that each gets equal work.
   std::int64_t blocks = (m + pl.mc - 1) / pl.mc;
   blocks = std::min(round_up(blocks, threads), (m + pl.mr - 1) / pl.mr);
@@ -306,10 +326,10 @@ void gemm_cpu_blocked(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha
   blocks = (m + mc - 1) / mc;
   const std::int64_t kc = std::min<std::int64_t>(pl.kc, k);
   const std::int64_t nc = std::min<std::int64_t>(pl.nc, round_up(n, pl.nr));
-  AlignedBuffer<T> bpack(static_cast<std::size_t>(kc * nc));
-#pragma omp parallel num_threads(threads)
+  T* const bpack = thread_scratch<T, 1>(static_cast<std::size_t>(kc * nc));
+#pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    AlignedBuffer<T> apack(static_cast<std::size_t>(mc * kc));
+    T* const apack = thread_scratch<T, 0>(static_cast<std::size_t>(mc * kc));
     for (std::int64_t j0 = 0; j0 < n; j0 += nc) {
       const std::int64_t nb = std::min(nc, n - j0);
       for (std::int64_t p0 = 0; p0 < k; p0 += kc) {
@@ -317,25 +337,38 @@ void gemm_cpu_blocked(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha
         const std::int64_t slivers = (nb + pl.nr - 1) / pl.nr;
 #pragma omp for schedule(static)
         for (std::int64_t t = 0; t < slivers; ++t)
-          pack_b_sliver(b, p0, kb, j0, nb, pl.nr, t, bpack.get());
+          pack_b_sliver(b + p0 * ldb + j0, ldb, kb, nb, pl.nr, t, bpack);
         // Later K panels add to what the first one wrote.
         const T beta_k = p0 == 0 ? beta : T(1);
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t blk = 0; blk < blocks; ++blk) {
           const std::int64_t i0 = blk * mc, mb = std::min(mc, m - i0);
-          pack_a(a, i0, mb, p0, kb, pl.mr, apack.get());
-          macro_kernel(pl, mb, nb, kb, apack.get(), bpack.get(), alpha, beta_k,
-                       c.data.data() + i0 * n + j0, n);
+          pack_a(a + i0 * lda + p0, lda, mb, kb, pl.mr, apack);
+          macro_kernel(pl, mb, nb, kb, apack, bpack, alpha, beta_k, c + i0 * ldc + j0, ldc);
         }
       }
     }
   }
 }
 
-#define MM_GEMM_CPU(T)                                                               \
-  template void gemm_cpu_rows<T>(const Dense<T>&, const Dense<T>&, Dense<T>&, T, T); \
-  template std::string gemm_kernel_name<T>(GemmKernel);                              \
-  template void gemm_cpu_blocked<T>(const Dense<T>&, const Dense<T>&, Dense<T>&, T, T, GemmKernel);
+}  // namespace cpu
+
+template <class T>
+void gemm_cpu_blocked(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha, T beta,
+                      GemmKernel kind) {
+  gemm_check_shapes(a, b, c);
+  cpu::gemm_packed(a.rows, b.cols, a.cols, alpha, a.data.data(), a.cols, b.data.data(), b.cols,
+                   beta, c.data.data(), c.cols, kind, true);
+}
+
+#define MM_GEMM_CPU(T)                                                                         \
+  template void gemm_cpu_rows<T>(const Dense<T>&, const Dense<T>&, Dense<T>&, T, T);           \
+  template std::string gemm_kernel_name<T>(GemmKernel);                                        \
+  template void gemm_cpu_blocked<T>(const Dense<T>&, const Dense<T>&, Dense<T>&, T, T,         \
+                                    GemmKernel);                                               \
+  template void cpu::gemm_packed<T>(std::int64_t, std::int64_t, std::int64_t, T, const T*,     \
+                                    std::int64_t, const T*, std::int64_t, T, T*, std::int64_t, \
+                                    GemmKernel, bool);
 MM_FOR_VALUE_TYPES(MM_GEMM_CPU)
 
 }  // namespace mm

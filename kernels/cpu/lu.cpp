@@ -1,160 +1,31 @@
-// OpenMP blocked LU: recursive panels, row swaps, triangular solve, and a packed,
-// register-blocked trailing update (AVX-512 micro-kernels chosen at run time).
+// OpenMP blocked LU: recursive panels, row swaps, triangular solve, and the trailing update
+// by gemm.cpp's packed, register-blocked product (its micro-kernels chosen at run time).
 #include "lu.hpp"
-
-#include <immintrin.h>
-#include <omp.h>
 
 #include <algorithm>
 
+#include "cpu/gemm_packed.hpp"
 #include "instantiate.hpp"
 
 namespace mm {
 
-template <class T>
-void gemm_sub(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda,
-              const T* b, std::int64_t ldb, T* c, std::int64_t ldc, bool parallel);
-
 namespace {
 
-// Register tile of the trailing update: MR rows of C by NR columns, NR = two 64-byte
-// vectors. KC bounds the shared dimension of one packed pass (the LU's block width
-// stays below it); MC x KC of A stays in L2; NC columns form one task.
-constexpr std::int64_t kMR = 8;
+// Widest block of the blocked LU: its block width is the shared dimension of the trailing
+// update, and up to 256 it is one packed K panel of the product (gemm.cpp's KC for real types).
+constexpr std::int64_t kMaxBlock = 256;
+
+// C -= A * B on row-major blocks by gemm.cpp's packed product. PARALLEL false (or a product
+// below 2^21 multiply-adds) runs on the calling thread alone: the panel's small updates,
+// where a parallel region's barriers cost more than they save (and far more on a shared
+// machine, where a descheduled thread holds every other one at the barrier).
 template <class T>
-constexpr std::int64_t kNR = 128 / static_cast<std::int64_t>(sizeof(T));
-constexpr std::int64_t kKC = 256, kMC = 128, kNC = 1024;
-
-// C tile (mr x nr of it valid) -= sum over p of a[p*MR + i] * b[p*NR + j].
-template <class T>
-void micro_generic(std::int64_t k, const T* a, const T* b, T* c, std::int64_t ldc, std::int64_t mr,
-                   std::int64_t nr) {
-  constexpr std::int64_t NR = kNR<T>;
-  T acc[kMR][NR] = {};
-  for (std::int64_t p = 0; p < k; ++p)
-    for (std::int64_t i = 0; i < kMR; ++i)
-      for (std::int64_t j = 0; j < NR; ++j) acc[i][j] += a[p * kMR + i] * b[p * NR + j];
-  for (std::int64_t i = 0; i < mr; ++i)
-    for (std::int64_t j = 0; j < nr; ++j) c[i * ldc + j] -= acc[i][j];
-}
-
-// 16 accumulators of 8 doubles, two B vectors and a broadcast A value: 19 of 32 zmm.
-__attribute__((target("avx512f"))) void micro_avx512(std::int64_t k, const double* a,
-                                                     const double* b, double* c, std::int64_t ldc,
-                                                     std::int64_t mr, std::int64_t nr) {
-  __m512d acc[kMR][2];
-#pragma GCC unroll 8
-  for (int i = 0; i < kMR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_pd();
-  for (std::int64_t p = 0; p < k; ++p) {
-    const __m512d b0 = _mm512_loadu_pd(b + p * 16), b1 = _mm512_loadu_pd(b + p * 16 + 8);
-#pragma GCC unroll 8
-    for (int i = 0; i < kMR; ++i) {
-      const __m512d ai = _mm512_set1_pd(a[p * kMR + i]);
-      acc[i][0] = _mm512_fmadd_pd(ai, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_pd(ai, b1, acc[i][1]);
-    }
-  }
-  if (mr == kMR && nr == 16) {
-#pragma GCC unroll 8
-    for (int i = 0; i < kMR; ++i) {
-      double* ci = c + i * ldc;
-      _mm512_storeu_pd(ci, _mm512_sub_pd(_mm512_loadu_pd(ci), acc[i][0]));
-      _mm512_storeu_pd(ci + 8, _mm512_sub_pd(_mm512_loadu_pd(ci + 8), acc[i][1]));
-    }
-    return;
-  }
-  alignas(64) double t[kMR][16];
-  for (int i = 0; i < kMR; ++i) {
-    _mm512_store_pd(t[i], acc[i][0]);
-    _mm512_store_pd(t[i] + 8, acc[i][1]);
-  }
-  for (std::int64_t i = 0; i < mr; ++i)
-    for (std::int64_t j = 0; j < nr; ++j) c[i * ldc + j] -= t[i][j];
-}
-
-__attribute__((target("avx512f"))) void micro_avx512(std::int64_t k, const float* a, const float* b,
-                                                     float* c, std::int64_t ldc, std::int64_t mr,
-                                                     std::int64_t nr) {
-  __m512 acc[kMR][2];
-#pragma GCC unroll 8
-  for (int i = 0; i < kMR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-  for (std::int64_t p = 0; p < k; ++p) {
-    const __m512 b0 = _mm512_loadu_ps(b + p * 32), b1 = _mm512_loadu_ps(b + p * 32 + 16);
-#pragma GCC unroll 8
-    for (int i = 0; i < kMR; ++i) {
-      const __m512 ai = _mm512_set1_ps(a[p * kMR + i]);
-      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
-    }
-  }
-  if (mr == kMR && nr == 32) {
-#pragma GCC unroll 8
-    for (int i = 0; i < kMR; ++i) {
-      float* ci = c + i * ldc;
-      _mm512_storeu_ps(ci, _mm512_sub_ps(_mm512_loadu_ps(ci), acc[i][0]));
-      _mm512_storeu_ps(ci + 16, _mm512_sub_ps(_mm512_loadu_ps(ci + 16), acc[i][1]));
-    }
-    return;
-  }
-  alignas(64) float t[kMR][32];
-  for (int i = 0; i < kMR; ++i) {
-    _mm512_store_ps(t[i], acc[i][0]);
-    _mm512_store_ps(t[i] + 16, acc[i][1]);
-  }
-  for (std::int64_t i = 0; i < mr; ++i)
-    for (std::int64_t j = 0; j < nr; ++j) c[i * ldc + j] -= t[i][j];
-}
-
-template <class T>
-void micro(std::int64_t k, const T* a, const T* b, T* c, std::int64_t ldc, std::int64_t mr,
-           std::int64_t nr) {
-  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
-    static const bool avx512 = __builtin_cpu_supports("avx512f");
-    if (avx512) return micro_avx512(k, a, b, c, ldc, mr, nr);
-  }
-  micro_generic(k, a, b, c, ldc, mr, nr);
-}
-
-// Reused packing buffers: the recursion calls the update many times, so no allocation
-// (or zero fill) per call.
-template <class T>
-T* scratch(std::vector<T>& v, std::size_t n) {
-  if (v.size() < n) v.resize(n);
-  return v.data();
-}
-
-// B (kc x n) into slabs of NR columns, each slab kc rows of NR values, zero-padded.
-template <class T>
-void pack_b(std::int64_t kc, std::int64_t n, const T* b, std::int64_t ldb, T* bp) {
-  constexpr std::int64_t NR = kNR<T>;
-  const std::int64_t slabs = (n + NR - 1) / NR;
-#pragma omp for schedule(static)
-  for (std::int64_t s = 0; s < slabs; ++s) {
-    const std::int64_t j0 = s * NR, w = std::min(NR, n - j0);
-    T* dst = bp + s * kc * NR;
-    for (std::int64_t p = 0; p < kc; ++p) {
-      const T* src = b + p * ldb + j0;
-      for (std::int64_t j = 0; j < w; ++j) dst[p * NR + j] = src[j];
-      for (std::int64_t j = w; j < NR; ++j) dst[p * NR + j] = T{};
-    }
-  }
-}
-
-// A (mc x kc) into panels of MR rows, each kc columns of MR values, zero-padded.
-template <class T>
-void pack_a(std::int64_t mc, std::int64_t kc, const T* a, std::int64_t lda, T* ap) {
-  for (std::int64_t i0 = 0; i0 < mc; i0 += kMR) {
-    const std::int64_t h = std::min(kMR, mc - i0);
-    T* dst = ap + i0 * kc;
-    for (std::int64_t i = 0; i < kMR; ++i) {
-      if (i < h) {
-        const T* src = a + (i0 + i) * lda;
-        for (std::int64_t p = 0; p < kc; ++p) dst[p * kMR + i] = src[p];
-      } else {
-        for (std::int64_t p = 0; p < kc; ++p) dst[p * kMR + i] = T{};
-      }
-    }
-  }
+void gemm_sub(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda,
+              const T* b, std::int64_t ldb, T* c, std::int64_t ldc, bool parallel,
+              GemmKernel kind = GemmKernel::best) {
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  cpu::gemm_packed(m, n, k, T(-1), a, lda, b, ldb, T(1), c, ldc, kind,
+                   parallel && m * n * k >= (std::int64_t{1} << 21));
 }
 
 // Solves L X = B in place for B (w rows, columns c0..c1 of leading dimension ldb), with L
@@ -210,7 +81,7 @@ template <class T>
 void panel_recursive(T* a, std::int64_t lda, std::int64_t m, std::int64_t w, std::int64_t* piv,
                      std::int64_t col0, bool pivoting) {
   if (w <= 16 || m <= 16) return panel_unblocked(a, lda, m, w, piv, col0, pivoting);
-  const std::int64_t w1 = (w / 2 + kMR - 1) / kMR * kMR, w2 = w - w1;
+  const std::int64_t w1 = (w / 2 + 7) / 8 * 8, w2 = w - w1;  // halves of whole 8-column groups
   panel_recursive(a, lda, m, w1, piv, col0, pivoting);
   for (std::int64_t i = 0; i < w1; ++i) swap_rows(a, lda, i, piv[i], w1, w);
   trsm_unit_lower(w1, a, lda, a + w1, lda, 0, w2);
@@ -224,57 +95,16 @@ void panel_recursive(T* a, std::int64_t lda, std::int64_t m, std::int64_t w, std
 
 }  // namespace
 
-// PARALLEL false runs on the calling thread alone: the panel's small updates, where a
-// parallel region's barriers cost more than they save (and far more on a shared machine,
-// where a descheduled thread holds every other one at the barrier).
-template <class T>
-void gemm_sub(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda,
-              const T* b, std::int64_t ldb, T* c, std::int64_t ldc, bool parallel) {
-  if (m <= 0 || n <= 0 || k <= 0) return;
-  constexpr std::int64_t NR = kNR<T>;
-  static thread_local std::vector<T> bbuf;
-  const std::int64_t slabs = (n + NR - 1) / NR;
-  const std::int64_t row_blocks = (m + kMC - 1) / kMC, col_blocks = (n + kNC - 1) / kNC;
-  for (std::int64_t p0 = 0; p0 < k; p0 += kKC) {
-    const std::int64_t kc = std::min(kKC, k - p0);
-    T* bp = scratch(bbuf, static_cast<std::size_t>(slabs * NR * kc));
-#pragma omp parallel if (parallel && m * n * k >= (std::int64_t{1} << 21))
-    {
-      pack_b(kc, n, b + p0 * ldb, ldb, bp);  // shared among the threads; the loop's barrier ends it
-      static thread_local std::vector<T> abuf;
-      T* ap = scratch(abuf, static_cast<std::size_t>(kMC * kc));
-      std::int64_t packed = -1;  // the row block now in AP
-      // Tasks in row-block-major order: a thread taking consecutive tasks reuses its A pack.
-#pragma omp for schedule(dynamic, 1)
-      for (std::int64_t t = 0; t < row_blocks * col_blocks; ++t) {
-        const std::int64_t ib = t / col_blocks, jb = t % col_blocks;
-        const std::int64_t i0 = ib * kMC, mc = std::min(kMC, m - i0);
-        if (packed != ib) {
-          pack_a(mc, kc, a + i0 * lda + p0, lda, ap);
-          packed = ib;
-        }
-        const std::int64_t j0 = jb * kNC, j1 = std::min(n, j0 + kNC);
-        for (std::int64_t j = j0; j < j1; j += NR) {
-          const T* bs = bp + (j / NR) * kc * NR;
-          for (std::int64_t i = 0; i < mc; i += kMR)
-            micro(kc, ap + i * kc, bs, c + (i0 + i) * ldc + j, ldc, std::min(kMR, mc - i),
-                  std::min(NR, j1 - j));
-        }
-      }
-    }
-  }
-}
-
 template <class T>
 void gemm_sub_cpu(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda,
-                  const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
-  gemm_sub(m, n, k, a, lda, b, ldb, c, ldc, true);
+                  const T* b, std::int64_t ldb, T* c, std::int64_t ldc, GemmKernel kind) {
+  gemm_sub(m, n, k, a, lda, b, ldb, c, ldc, true, kind);
 }
 
 template <class T>
 void lu_blocked(Dense<T>& a, std::int64_t* ipiv, std::int64_t nb, bool pivoting) {
   const std::int64_t n = a.rows;
-  nb = std::max<std::int64_t>(1, std::min(nb, kKC));
+  nb = std::max<std::int64_t>(1, std::min(nb, kMaxBlock));
   T* base = a.data.data();
   std::vector<T> panel;
   std::vector<std::int64_t> piv(static_cast<std::size_t>(nb));
@@ -302,8 +132,8 @@ void lu_blocked(Dense<T>& a, std::int64_t* ipiv, std::int64_t nb, bool pivoting)
       for (std::int64_t i = 0; i < jb; ++i) swap_rows(base, n, j0 + i, ipiv[j0 + i] - 1, c0, c1);
       if (!left) trsm_unit_lower(jb, base + j0 * n + j0, n, base + j0 * n, n, c0, c1);
     }
-    gemm_sub_cpu(n - right, n - right, jb, base + right * n + j0, n, base + j0 * n + right, n,
-                 base + right * n + right, n);
+    gemm_sub(n - right, n - right, jb, base + right * n + j0, n, base + j0 * n + right, n,
+             base + right * n + right, n, true);
   }
 }
 
@@ -354,7 +184,7 @@ void lu_solve_cpu(const Dense<T>& lu, const std::int64_t* ipiv, Dense<T>& b) {
 
 #define MM_LU_CPU(T)                                                                              \
   template void gemm_sub_cpu<T>(std::int64_t, std::int64_t, std::int64_t, const T*, std::int64_t, \
-                                const T*, std::int64_t, T*, std::int64_t);                        \
+                                const T*, std::int64_t, T*, std::int64_t, GemmKernel);            \
   template void lu_cpu_blocked<T>(Dense<T>&, std::int64_t*, std::int64_t);                        \
   template void lu_cpu_blocked_nopivot<T>(Dense<T>&, std::int64_t*, std::int64_t);                \
   template void lu_solve_cpu<T>(const Dense<T>&, const std::int64_t*, Dense<T>&);

@@ -2,6 +2,7 @@
 // pivots against ref, zero-pivot detection, the trailing-update product and substitution;
 // the CUDA ones (where a GPU exists) also against lu_ref's factors and pivots.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include "gpu.hpp"
 #include "lu.hpp"
@@ -169,8 +170,11 @@ TYPED_TEST(LuTypes, ZeroPivotNamesTheColumn) {
   }
 }
 
+// The trailing update is gemm_cpu_blocked's packed product on sub-blocks: every micro-kernel
+// family this CPU runs, on one thread and on three.
 TYPED_TEST(LuTypes, TrailingUpdateMatchesNaiveProduct) {
   using T = TypeParam;
+  const int saved = omp_get_max_threads();
   std::uint64_t seed = 1;
   for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1},
                                                                         {7, 9, 3},
@@ -178,23 +182,38 @@ TYPED_TEST(LuTypes, TrailingUpdateMatchesNaiveProduct) {
                                                                         {17, 33, 31},
                                                                         {129, 300, 130},
                                                                         {300, 1030, 257},
-                                                                        {0, 5, 5}}) {
+                                                                        {0, 5, 5},
+                                                                        {5, 5, 0}}) {
     // Blocks inside larger arrays: leading dimensions bigger than the widths.
     const std::int64_t lda = k + 3, ldb = n + 5, ldc = n + 1;
     const auto a = test::random_vector<T>(m * lda, seed++);
     const auto b = test::random_vector<T>(k * ldb, seed++);
-    auto c = test::random_vector<T>(m * ldc, seed++);
-    auto want = c;
+    const auto c0 = test::random_vector<T>(m * ldc, seed++);
+    auto want = c0;
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         T s{};
         for (std::int64_t p = 0; p < k; ++p) s += a[i * lda + p] * b[p * ldb + j];
         want[i * ldc + j] -= s;
       }
-    gemm_sub_cpu(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc);
-    test::expect_close(c, want, test::tolerance<T>(k) * 4,
-                       "update " + std::to_string(m) + "x" + std::to_string(n));
+    for (const int threads : {1, 3}) {
+      omp_set_num_threads(threads);
+      for (const GemmKernel kind :
+           {GemmKernel::portable, GemmKernel::avx2, GemmKernel::avx512, GemmKernel::best}) {
+        if (!gemm_kernel_supported(kind)) continue;
+        auto c = c0;
+        gemm_sub_cpu(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, kind);
+        test::expect_close(c, want, test::tolerance<T>(k) * 4,
+                           "update " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                               std::to_string(k) + " " + gemm_kernel_name<T>(kind) + " threads " +
+                               std::to_string(threads));
+        // Padding columns of C (past n in each row) are never written.
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = n; j < ldc; ++j) EXPECT_EQ(c[i * ldc + j], c0[i * ldc + j]);
+      }
+    }
   }
+  omp_set_num_threads(saved);
 }
 
 TYPED_TEST(LuTypes, SubstitutionSolves) {
