@@ -15,7 +15,6 @@
 // --ref-n (it is too slow for 2048) together with OpenBLAS at that size for its ratio.
 #include <omp.h>
 
-#include <cblas.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -31,6 +30,7 @@
 #include "bench_common.hpp"
 #include "device.hpp"
 #include "gemm.hpp"
+#include "vendor/openblas.hpp"
 
 namespace po = boost::program_options;
 using nlohmann::json;
@@ -318,7 +318,7 @@ int main(int argc, char** argv) {
   }
   if (threads <= 0) threads = omp_get_num_procs();
   omp_set_num_threads(threads);
-  openblas_set_num_threads(threads);
+  mm::set_openblas_threads(threads);
   const double copy = mm::bench::copy_gbps(std::size_t{256} << 20, threads);
   std::vector<Row> rows;
   const std::vector<std::string> fast{"openblas", "cpu-blocked", "blocked-avx2", "blocked-sse2",

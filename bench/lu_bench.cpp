@@ -23,6 +23,7 @@
 #include "device.hpp"
 #include "lu.hpp"
 #include "mm/cli.hpp"
+#include "vendor/openblas.hpp"
 
 #ifdef MM_HAVE_CUDA
 #include "cuda/lu/lu_cuda.hpp"
@@ -271,7 +272,7 @@ int main(int argc, char** argv) {
   }
   threads = thread_count(threads);
   omp_set_num_threads(threads);
-  openblas_set_num_threads(threads);
+  set_openblas_threads(threads);
   bench::emit(bench::context("lu_bench", threads));
 
   const double copy = bench::copy_gbps(std::size_t{256} << 20, threads);

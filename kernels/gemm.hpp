@@ -69,10 +69,8 @@ template <class T>
 void gemm_cpu_blocked(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha, T beta,
                       GemmKernel k = GemmKernel::best);
 
-// OpenBLAS cblas_?gemm (its own threads; --threads sets their number in the tool).
+// OpenBLAS cblas_?gemm (its own threads; the tool sets their number: vendor/openblas.hpp).
 template <class T>
 void gemm_openblas(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha, T beta);
-// Sets the number of OpenBLAS threads (its pool is apart from OpenMP's).
-void gemm_openblas_threads(int threads);
 
 }  // namespace mm

@@ -1,5 +1,4 @@
 // mmlu: dense LU with partial pivoting, PA = LU, written packed (and optionally split).
-#include <cblas.h>
 #include <omp.h>
 
 #include <iostream>
@@ -10,6 +9,7 @@
 #include "mm/error.hpp"
 #include "mm/tool.hpp"
 #include "mm/tool_io.hpp"
+#include "vendor/openblas.hpp"
 
 namespace {
 
@@ -72,7 +72,7 @@ int run(const Cli& cli) {
   const std::int64_t max_bytes = max_dense_bytes(cli);
   const Device device = resolve_device(c.device, c.verbose, "mmlu");
   const int threads = thread_count(c.threads);
-  openblas_set_num_threads(threads);  // OpenMP's count is set by Cli::parse
+  set_openblas_threads(threads);  // OpenMP's count is set by Cli::parse
 
   TimingRecord rec("mmlu");
   rec.precision(c.precision);

@@ -10,6 +10,7 @@
 #include "mm/tool.hpp"
 #include "mm/tool_io.hpp"
 #include "spgemm.hpp"
+#include "vendor/openblas.hpp"
 
 namespace {
 
@@ -164,7 +165,7 @@ int run(const Cli& cli) {
   // Without a GPU, cuda throws here (exit 4); on one, a product with no CUDA implementation
   // refuses --device cuda (pick_impl) and runs on the CPU under auto.
   const Device device = resolve_device(c.device, c.verbose, "mmmul");
-  if (c.threads > 0) gemm_openblas_threads(c.threads);  // OpenMP: set by Cli::parse
+  set_openblas_threads(c.threads);  // OpenMP: set by Cli::parse
 
   TimingRecord rec("mmmul");
   rec.precision(c.precision);

@@ -1,6 +1,5 @@
 // mmsolve: x with A x = b (b one or more columns) by dense LU, Gaussian elimination,
 // UMFPACK, CG, BiCGSTAB or restarted GMRES.
-#include <cblas.h>
 #include <omp.h>
 
 #include <cmath>
@@ -14,6 +13,7 @@
 #include "mm/tool_io.hpp"
 #include "solve.hpp"
 #include "spmv.hpp"
+#include "vendor/openblas.hpp"
 
 namespace {
 
@@ -97,8 +97,7 @@ int run(const Cli& cli) {
     throw UsageError("--tol must be > 0, --max-iter, --restart and --check-every >= 1");
   const std::int64_t max_bytes = max_dense_bytes(cli);
   const Device device = resolve_device(c.device, c.verbose, "mmsolve");
-  const int threads = thread_count(c.threads);
-  openblas_set_num_threads(threads);  // OpenMP's count is set by Cli::parse
+  set_openblas_threads(c.threads);  // OpenMP's count is set by Cli::parse
 
   TimingRecord rec("mmsolve");
   rec.precision(c.precision);

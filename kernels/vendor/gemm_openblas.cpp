@@ -35,10 +35,6 @@ void gemm_openblas(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha, T
   }
 }
 
-void gemm_openblas_threads(int threads) {
-  openblas_set_num_threads(threads);
-}
-
 #define MM_GEMM_OPENBLAS(T) \
   template void gemm_openblas<T>(const Dense<T>&, const Dense<T>&, Dense<T>&, T, T);
 MM_FOR_VALUE_TYPES(MM_GEMM_OPENBLAS)

@@ -2,6 +2,7 @@
 // the CUDA ones where a GPU exists (skipped with the reason elsewhere).
 #include <gtest/gtest.h>
 
+#include <cblas.h>
 #include <omp.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "gpu.hpp"
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
+#include "vendor/openblas.hpp"
 
 namespace mm {
 namespace {
@@ -214,6 +216,21 @@ TYPED_TEST(GemmTypes, BlockedKernelsWithBeta) {
     }
   }
   omp_set_num_threads(saved);
+}
+
+// OpenBLAS's pool gets --threads, or OpenMP's count when none is given.
+TEST(Gemm, OpenBlasThreadsFollowTheToolsCount) {
+  const int saved = omp_get_max_threads();
+  set_openblas_threads(3);
+  EXPECT_EQ(openblas_get_num_threads(), 3);
+  omp_set_num_threads(1);
+  set_openblas_threads(0);
+  EXPECT_EQ(openblas_get_num_threads(), 1);
+  omp_set_num_threads(2);
+  set_openblas_threads(0);
+  EXPECT_EQ(openblas_get_num_threads(), 2);
+  omp_set_num_threads(saved);
+  set_openblas_threads(0);
 }
 
 TEST(Gemm, KernelNamesSayWhatRuns) {
