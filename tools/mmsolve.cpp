@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/check.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
 #include "mm/error.hpp"
@@ -169,27 +170,10 @@ int run(const Cli& cli) {
         rec.extra("check_every", opt.check_every);
 
       // The final residual by the reference SpMV, whatever the method measured, and the
-      // normwise backward error ||b-Ax|| / (||A||_F ||x|| + ||b||), which a stable direct
-      // solve keeps near n eps however ill-conditioned A is.
-      double worst = 0, backward = 0, a_fro = 0;
-      for (const T& v : csr.val) a_fro += std::norm(std::complex<double>(v));
-      a_fro = std::sqrt(a_fro);
-      std::vector<T> xc(static_cast<std::size_t>(n)), ax(static_cast<std::size_t>(n));
-      for (std::int64_t col = 0; col < k; ++col) {
-        double rn = 0, bn = 0, xn = 0;
-        for (std::int64_t i = 0; i < n; ++i) xc[i] = x(i, col);
-        spmv_ref(csr, xc.data(), ax.data(), T(1), T(0));
-        for (std::int64_t i = 0; i < n; ++i) {
-          rn += std::norm(std::complex<double>(b(i, col) - ax[i]));
-          bn += std::norm(std::complex<double>(b(i, col)));
-          xn += std::norm(std::complex<double>(xc[i]));
-        }
-        const double rel = bn > 0 ? std::sqrt(rn / bn) : std::sqrt(rn);
-        worst = std::isnan(rel) ? INFINITY : std::max(worst, rel);
-        const double denom = a_fro * std::sqrt(xn) + std::sqrt(bn);
-        const double be = denom > 0 ? std::sqrt(rn) / denom : std::sqrt(rn);
-        backward = std::isnan(be) ? INFINITY : std::max(backward, be);
-      }
+      // normwise backward error ||b-Ax|| / (||A||_F ||x|| + ||b||) of mmcheck residual, which
+      // a stable direct solve keeps near n eps however ill-conditioned A is.
+      const check::SolveResidual res = check::solve_residual(csr, x, b);
+      const double worst = res.relative_residual, backward = res.backward_error;
       // A direct method that only meets exact zero pivots can still return garbage for a
       // matrix singular to working precision: refuse it (exit 5) rather than write it.
       const double backward_limit = sizeof(real_type_t<T>) == 4 ? 1e-2 : 1e-6;

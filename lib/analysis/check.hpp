@@ -97,9 +97,32 @@ struct ResidualResult {
 
 inline constexpr double default_residual_tol = 1e-10;
 
+// The core both mmcheck residual and mmsolve's final check run on, written once.
+// One column j of a solve: ||b_j - A x_j||_2 (A x_j by the reference SpMV, in T), ||x_j||_2
+// and ||b_j||_2, the sums of squares taken in double.
+struct ColumnNorms {
+  double residual = 0, x = 0, b = 0;
+};
+template <class I, class T>
+std::vector<ColumnNorms> column_norms(const Csr<I, T>& a, const Dense<T>& x, const Dense<T>& b);
+// ||A||_F (of CSR's values: symmetry expanded, duplicates summed, as the tools build it).
+template <class I, class T>
+double frobenius_norm(const Csr<I, T>& a);
+// The normwise backward error ||b-Ax|| / (||A||_F ||x|| + ||b||); 0/0 is 0, r/0 infinite.
+double backward_error(const ColumnNorms& c, double norm_a);
+
+// What mmsolve checks after a solve, over the columns of x and b: the worst backward error
+// (the formula of mmcheck residual) and the worst ||b-Ax|| / ||b|| (||b-Ax|| where b = 0);
+// a NaN column counts as infinite.
+struct SolveResidual {
+  double backward_error = 0, relative_residual = 0;
+};
+template <class I, class T>
+SolveResidual solve_residual(const Csr<I, T>& a, const Dense<T>& x, const Dense<T>& b);
+
 // Throws InputError when the shapes do not fit (A m x n, x n x k, b m x k). Complex
-// arithmetic when any of the three files is complex.
-// A x is computed by the reference SpMV (kernels/spmv.hpp): the check trusts only the oracle.
+// arithmetic when any of the three files is complex. Per column: backward_error of
+// column_norms (above); A x by the reference SpMV: the check trusts only the oracle.
 ResidualResult residual(const MtxMatrix& a, const MtxMatrix& x, const MtxMatrix& b,
                         double tol = default_residual_tol);
 nlohmann::json to_json(const ResidualResult& r);

@@ -285,6 +285,57 @@ TEST(CheckResidual, ComplexSystem) {
   EXPECT_FALSE(residual(a, x, parse("%%MatrixMarket matrix array real general\n2 1\n0\n2\n")).pass);
 }
 
+// mmsolve's check (32-bit CSR as mmsolve builds it, dense x and b) and mmcheck residual (from
+// the files) give the same backward error, bit for bit, on a system with a stored triangle and
+// a duplicate entry, three columns of x (one exact, one off, one zero against b = 0).
+TEST(CheckResidual, MmsolveAndMmcheckAgree) {
+  // A = [4 -1 0; -1 4 2; 0 2 5] (the (2,2) entry stored as 3 + 1).
+  const auto a = parse(
+      "%%MatrixMarket matrix coordinate real symmetric\n3 3 6\n1 1 4\n2 1 -1\n2 2 3\n3 2 2\n"
+      "2 2 1\n3 3 5\n");
+  // Columns of x: (1, 1, 1), (0.5, -0.25, 2), (0, 0, 0); of b: A*(1,1,1) = (3, 5, 7),
+  // A*(0.5,-0.25,2) + (0, 1e-3, 0) = (2.25, 2.501, 9.5), and 0.
+  const auto x =
+      parse("%%MatrixMarket matrix array real general\n3 3\n1\n1\n1\n0.5\n-0.25\n2\n0\n0\n0\n");
+  const auto b =
+      parse("%%MatrixMarket matrix array real general\n3 3\n3\n5\n7\n2.25\n2.501\n9.5\n0\n0\n0\n");
+  const ResidualResult r = residual(a, x, b);
+  const auto csr = coo_to_csr(to_coo<std::int32_t, double>(a));
+  const Dense<double> xd = to_dense<double>(x), bd = to_dense<double>(b);
+  const SolveResidual s = solve_residual(csr, xd, bd);
+  EXPECT_EQ(s.backward_error, r.relative_residual);
+  EXPECT_EQ(frobenius_norm(csr), r.norm_a);
+  EXPECT_DOUBLE_EQ(r.norm_a, std::sqrt(16.0 + 1 + 1 + 16 + 4 + 4 + 25));
+  const std::vector<ColumnNorms> cols = column_norms(csr, xd, bd);
+  ASSERT_EQ(cols.size(), 3u);
+  ASSERT_EQ(r.per_column.size(), 3u);
+  for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(backward_error(cols[j], r.norm_a), r.per_column[j]);
+  EXPECT_EQ(r.per_column[0], 0);
+  EXPECT_EQ(r.per_column[2], 0);  // 0/0
+  EXPECT_NEAR(cols[1].residual, 1e-3, 1e-15);
+  EXPECT_DOUBLE_EQ(r.relative_residual,
+                   cols[1].residual / (r.norm_a * std::sqrt(0.25 + 0.0625 + 4) + cols[1].b));
+  EXPECT_DOUBLE_EQ(s.relative_residual,
+                   cols[1].residual / std::sqrt(2.25 * 2.25 + 2.501 * 2.501 + 9.5 * 9.5));
+  // Complex arithmetic too: mmcheck's complex path and mmsolve's with 64-bit indices.
+  const auto ac =
+      parse("%%MatrixMarket matrix coordinate complex general\n2 2 2\n1 1 0 1\n2 2 2 0\n");
+  const auto xc = parse("%%MatrixMarket matrix array complex general\n2 1\n1 0\n0 1\n");
+  const auto bc = parse("%%MatrixMarket matrix array complex general\n2 1\n0 1\n0 2.5\n");
+  using C = std::complex<double>;
+  const SolveResidual sc =
+      solve_residual(coo_to_csr(to_coo<std::int64_t, C>(ac)), to_dense<C>(xc), to_dense<C>(bc));
+  EXPECT_EQ(sc.backward_error, residual(ac, xc, bc).relative_residual);
+  EXPECT_GT(sc.backward_error, 0);
+  // A NaN in x: infinite for both (and a failed check).
+  const auto xn = parse("%%MatrixMarket matrix array real general\n3 1\nnan\n1\n1\n");
+  const auto b1 = parse("%%MatrixMarket matrix array real general\n3 1\n3\n5\n7\n");
+  EXPECT_EQ(residual(a, xn, b1).relative_residual, INFINITY);
+  EXPECT_FALSE(residual(a, xn, b1).pass);
+  EXPECT_EQ(solve_residual(csr, to_dense<double>(xn), to_dense<double>(b1)).backward_error,
+            INFINITY);
+}
+
 // ---- lu ----
 
 // A = [1 2 3; 4 5 6; 7 8 10] by partial pivoting, by hand: ipiv = (3, 3, 3),
