@@ -1,7 +1,7 @@
 // mmspmv: y = alpha*A*x + beta*y0 for a sparse (or dense) matrix A.
 #include <iostream>
-#include <random>
 
+#include "analysis/generate.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
 #include "mm/error.hpp"
@@ -13,20 +13,17 @@ namespace {
 
 using namespace mm;
 
-// x from --x ones|random|range (random: uniform in [-1, 1), from --seed).
+// x from --x ones|random|range by mmgen's generator: exactly the vector that
+// `mmgen vector --n N --kind KIND --seed SEED` writes (random: uniform in [0, 1)).
 template <class T>
 std::vector<T> make_x(const std::string& kind, std::int64_t n, std::uint64_t seed) {
-  std::vector<T> x(static_cast<std::size_t>(n));
-  std::mt19937_64 rng(seed);  // the engine's output is fully specified by the standard
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (kind == "ones")
-      x[i] = T(1);
-    else if (kind == "range")
-      x[i] = T(static_cast<double>(i + 1));
-    else
-      x[i] = T(static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0);
-  }
-  return x;
+  GenOptions o;
+  o.kind = "vector";
+  o.n = n;
+  o.seed = seed;
+  o.vector_kind = kind;
+  const MtxMatrix v = generate(o);
+  return std::vector<T>(v.real.begin(), v.real.end());
 }
 
 // Stand-in with the expanded nonzero count of a stored triangle, for the flop formula.
@@ -132,8 +129,9 @@ int main(int argc, char** argv) {
         "mmspmv A.mtx x.mtx --alpha 2 --beta -1 --y0 y.mtx");
     cli.compute().positional("files", -1);
     cli.options()("x", mm::po::value<std::string>(),
-                  "x generated: ones, random (uniform in [-1,1)) or range (1..n)")(
-        "seed", mm::po::value<std::uint64_t>()->default_value(1), "seed for --x random")(
+                  "x generated as mmgen vector --kind makes it: ones, random (uniform in [0,1)) "
+                  "or range (1..n)")("seed", mm::po::value<std::uint64_t>()->default_value(1),
+                                     "seed for --x random (mmgen vector's --seed)")(
         "alpha", mm::po::value<double>()->default_value(1.0), "scale of A*x")(
         "beta", mm::po::value<double>()->default_value(0.0), "scale of y0 (needs --y0)")(
         "y0", mm::po::value<std::string>(), "the vector beta scales");
