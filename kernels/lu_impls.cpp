@@ -167,7 +167,7 @@ const ImplList<LuMake<T>>& lu_impls() {
     l.push_back({"lapack", Device::cpu, "LAPACK getrf (OpenBLAS), via a column-major copy",
                  make<T, lu_lapack<T>>()});
     l.push_back({"cpu-blocked", Device::cpu,
-                 "OpenMP blocked, recursive panels, packed AVX-512 trailing update",
+                 "OpenMP blocked, recursive panels, trailing update by cpu-blocked GEMM's kernel",
                  make<T, blocked<T>>()});
     l.push_back({"ref", Device::cpu, "serial unblocked Doolittle with partial pivoting",
                  make<T, lu_ref<T>>()});

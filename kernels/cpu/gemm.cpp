@@ -188,7 +188,7 @@ __attribute__((target("avx512f"))) void kernel_avx512(std::int64_t kc, const T* 
 
 // A micro-kernel with its tile (MR x NR) and cache blocking: KC (the K panel; an NR x KC
 // sliver of B stays in L1 while the MC x KC block of A sits in L2), MC rows of A per block,
-// NC columns of B per shared panel (in L3).
+// NC columns of C per task (one packed A block serves them all).
 template <class T>
 struct Plan {
   MicroKernel<T> kernel;
@@ -206,16 +206,16 @@ Plan<T> plan_for(GemmKernel k) {
     throw DeviceError("gemm: this CPU lacks the instructions of the chosen kernel");
   if constexpr (std::is_same_v<T, double>) {
     if (k == GemmKernel::avx512)
-      return {kernel_avx512<Avx512Double, double, 8, 3>, 8, 24, 256, 192, 3072, "avx512 8x24"};
+      return {kernel_avx512<Avx512Double, double, 8, 3>, 8, 24, 256, 192, 1024, "avx512 8x24"};
     if (k == GemmKernel::avx2)
-      return {kernel_avx2<Avx2Double, double, 6, 2>, 6, 8, 256, 192, 3072, "avx2 6x8"};
-    return {kernel_portable<double, 4, 4>, 4, 4, 256, 128, 2048, "portable 4x4"};
+      return {kernel_avx2<Avx2Double, double, 6, 2>, 6, 8, 256, 192, 1024, "avx2 6x8"};
+    return {kernel_portable<double, 4, 4>, 4, 4, 256, 128, 1024, "portable 4x4"};
   } else if constexpr (std::is_same_v<T, float>) {
     if (k == GemmKernel::avx512)
-      return {kernel_avx512<Avx512Float, float, 8, 3>, 8, 48, 256, 192, 3072, "avx512 8x48"};
+      return {kernel_avx512<Avx512Float, float, 8, 3>, 8, 48, 256, 192, 1024, "avx512 8x48"};
     if (k == GemmKernel::avx2)
-      return {kernel_avx2<Avx2Float, float, 6, 2>, 6, 16, 256, 192, 3072, "avx2 6x16"};
-    return {kernel_portable<float, 4, 8>, 4, 8, 256, 128, 2048, "portable 4x8"};
+      return {kernel_avx2<Avx2Float, float, 6, 2>, 6, 16, 256, 192, 1024, "avx2 6x16"};
+    return {kernel_portable<float, 4, 8>, 4, 8, 256, 128, 1024, "portable 4x8"};
   } else {  // complex: the portable kernel whatever the CPU
     return {kernel_portable<T, 2, 4>, 2, 4, 128, 96, 1024, "portable 2x4"};
   }
@@ -285,6 +285,13 @@ std::int64_t round_up(std::int64_t x, std::int64_t m) {
   return (x + m - 1) / m * m;
 }
 
+// Widest panel of B packed at once, in columns: up to it, a call meets two barriers per K
+// panel (B packed; every task done), however wide B is. On a shared 2-core machine a
+// barrier costs a descheduled thread's time slice, so splitting B into L3-sized panels (two
+// more per panel) made the LU's trailing updates slower there. 8192 columns are 16 MiB of
+// doubles at KC = 256; wider products take panels of this width.
+constexpr std::int64_t kPanelCols = 8192;
+
 }  // namespace
 
 bool gemm_kernel_supported(GemmKernel k) {
@@ -325,13 +332,17 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const 
   const std::int64_t mc = round_up((m + blocks - 1) / blocks, pl.mr);
   blocks = (m + mc - 1) / mc;
   const std::int64_t kc = std::min<std::int64_t>(pl.kc, k);
-  const std::int64_t nc = std::min<std::int64_t>(pl.nc, round_up(n, pl.nr));
-  T* const bpack = thread_scratch<T, 1>(static_cast<std::size_t>(kc * nc));
+  // Tasks: a block of rows by NC columns (whole slivers), dynamically scheduled, so that a
+  // thread slowed by another process leaves its share to the others.
+  const std::int64_t nc = std::min(round_up(pl.nc, pl.nr), round_up(n, pl.nr));
+  const std::int64_t np = std::min(round_up(kPanelCols, nc), round_up(n, nc));
+  T* const bpack = thread_scratch<T, 1>(static_cast<std::size_t>(kc * np));
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
     T* const apack = thread_scratch<T, 0>(static_cast<std::size_t>(mc * kc));
-    for (std::int64_t j0 = 0; j0 < n; j0 += nc) {
-      const std::int64_t nb = std::min(nc, n - j0);
+    for (std::int64_t j0 = 0; j0 < n; j0 += np) {
+      const std::int64_t nb = std::min(np, n - j0);
+      const std::int64_t col_tasks = (nb + nc - 1) / nc;
       for (std::int64_t p0 = 0; p0 < k; p0 += kc) {
         const std::int64_t kb = std::min(kc, k - p0);
         const std::int64_t slivers = (nb + pl.nr - 1) / pl.nr;
@@ -340,11 +351,18 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const 
           pack_b_sliver(b + p0 * ldb + j0, ldb, kb, nb, pl.nr, t, bpack);
         // Later K panels add to what the first one wrote.
         const T beta_k = p0 == 0 ? beta : T(1);
+        std::int64_t packed = -1;  // the block of rows now in APACK
+        // Row-major task order: a thread taking consecutive tasks keeps its A block.
 #pragma omp for schedule(dynamic, 1)
-        for (std::int64_t blk = 0; blk < blocks; ++blk) {
+        for (std::int64_t task = 0; task < blocks * col_tasks; ++task) {
+          const std::int64_t blk = task / col_tasks, jt = task % col_tasks * nc;
           const std::int64_t i0 = blk * mc, mb = std::min(mc, m - i0);
-          pack_a(a + i0 * lda + p0, lda, mb, kb, pl.mr, apack);
-          macro_kernel(pl, mb, nb, kb, apack, bpack, alpha, beta_k, c + i0 * ldc + j0, ldc);
+          if (packed != blk) {
+            pack_a(a + i0 * lda + p0, lda, mb, kb, pl.mr, apack);
+            packed = blk;
+          }
+          macro_kernel(pl, mb, std::min(nc, nb - jt), kb, apack, bpack + jt * kb, alpha, beta_k,
+                       c + i0 * ldc + j0 + jt, ldc);
         }
       }
     }

@@ -25,11 +25,11 @@ struct Dims {
   std::int64_t m, n, k;
 };
 
-// Around every tile edge (MR 2..8, NR 4..48), a K panel (KC 128/256) and an NC panel
-// (1024..3072) boundary, several MC blocks of rows, and the empty cases.
+// Around every tile edge (MR 2..8, NR 4..48), a K panel (KC 128/256), a task (NC 1024) and
+// a B panel (8192 columns) boundary, several MC blocks of rows, and the empty cases.
 std::vector<Dims> awkward_dims() {
-  return {{1, 1, 1},    {31, 31, 31},  {33, 33, 33},   {1000, 7, 5}, {5, 1000, 9},
-          {17, 300, 1}, {300, 17, 40}, {401, 50, 260}, {9, 3100, 3}, {25, 49, 513},
+  return {{1, 1, 1},    {31, 31, 31},  {33, 33, 33},   {1000, 7, 5},   {5, 1000, 9},
+          {17, 300, 1}, {300, 17, 40}, {401, 50, 260}, {9, 8300, 260}, {25, 49, 513},
           {0, 5, 5},    {5, 0, 5},     {5, 5, 0},      {1, 97, 1}};
 }
 
