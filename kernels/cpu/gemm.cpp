@@ -326,16 +326,18 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const 
     return;
   }
   const int threads = parallel ? omp_get_max_threads() : 1;
-  // MC blocks of rows, as many as a multiple of the threads so that each gets equal work.
-  std::int64_t blocks = (m + pl.mc - 1) / pl.mc;
-  blocks = std::min(round_up(blocks, threads), (m + pl.mr - 1) / pl.mr);
-  const std::int64_t mc = round_up((m + blocks - 1) / blocks, pl.mr);
-  blocks = (m + mc - 1) / mc;
   const std::int64_t kc = std::min<std::int64_t>(pl.kc, k);
   // Tasks: a block of rows by NC columns (whole slivers), dynamically scheduled, so that a
   // thread slowed by another process leaves its share to the others.
   const std::int64_t nc = std::min(round_up(pl.nc, pl.nr), round_up(n, pl.nr));
   const std::int64_t np = std::min(round_up(kPanelCols, nc), round_up(n, nc));
+  // Blocks of at most MC rows, as many as a multiple of the threads so that each gets equal
+  // work, and on several threads at least four tasks a thread (the LU's smaller updates).
+  std::int64_t blocks = (m + pl.mc - 1) / pl.mc;
+  if (threads > 1) blocks = std::max(blocks, (4 * threads * nc + np - 1) / np);
+  blocks = std::min(round_up(blocks, threads), (m + pl.mr - 1) / pl.mr);
+  const std::int64_t mc = round_up((m + blocks - 1) / blocks, pl.mr);
+  blocks = (m + mc - 1) / mc;
   T* const bpack = thread_scratch<T, 1>(static_cast<std::size_t>(kc * np));
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
