@@ -186,6 +186,31 @@ __attribute__((target("avx512f"))) void kernel_avx512(std::int64_t kc, const T* 
 
 #undef MM_SIMD_KERNEL_BODY
 
+// A kernel of the instruction set of traits S (AVX-512 when its vectors are 64 bytes).
+template <class S, class T, int MR, int NV>
+constexpr MicroKernel<T> simd_kernel() {
+  if constexpr (sizeof(typename S::V) == 64)
+    return kernel_avx512<S, T, MR, NV>;
+  else
+    return kernel_avx2<S, T, MR, NV>;
+}
+
+std::int64_t round_up(std::int64_t x, std::int64_t m) {
+  return (x + m - 1) / m * m;
+}
+
+// Vectors per tile row for a product N columns wide: NV_MAX, except for a narrow product
+// (under four full tiles: the LU panel's 16- to 64-column updates), which takes the width
+// that pads the fewest columns: a 16-column update then runs an 8x16 tile, not an 8x24 one
+// a third of which is padding.
+int tile_vectors(std::int64_t n, int w, int nv_max) {
+  int best = nv_max;
+  if (n >= 4 * nv_max * w) return best;
+  for (int nv = nv_max - 1; nv >= 1; --nv)
+    if (round_up(n, nv * w) < round_up(n, best * w)) best = nv;
+  return best;
+}
+
 // A micro-kernel with its tile (MR x NR) and cache blocking: KC (the K panel; an NR x KC
 // sliver of B stays in L1 while the MC x KC block of A sits in L2), MC rows of A per block,
 // NC columns of C per task (one packed A block serves them all).
@@ -193,11 +218,23 @@ template <class T>
 struct Plan {
   MicroKernel<T> kernel;
   int mr, nr, kc, mc, nc;
-  const char* name;
+  const char* isa;
 };
 
+// The SIMD plan of traits S: MR rows by up to NV_MAX vectors, narrower for a narrow product.
+template <class S, class T, int MR, int NV_MAX>
+Plan<T> simd_plan(std::int64_t n, const char* isa) {
+  static_assert(NV_MAX >= 2 && NV_MAX <= 3);
+  const int nv = tile_vectors(n, S::W, NV_MAX);
+  const MicroKernel<T> k = nv == 1   ? simd_kernel<S, T, MR, 1>()
+                           : nv == 2 ? simd_kernel<S, T, MR, 2>()
+                                     : simd_kernel<S, T, MR, NV_MAX>();
+  return {k, MR, nv * S::W, 256, 192, 1024, isa};
+}
+
+// The plan of kernel family K for a product N columns wide (the widest tile unless narrow).
 template <class T>
-Plan<T> plan_for(GemmKernel k) {
+Plan<T> plan_for(GemmKernel k, std::int64_t n = std::int64_t{1} << 62) {
   if (k == GemmKernel::best)
     k = gemm_kernel_supported(GemmKernel::avx512) ? GemmKernel::avx512
         : gemm_kernel_supported(GemmKernel::avx2) ? GemmKernel::avx2
@@ -205,19 +242,15 @@ Plan<T> plan_for(GemmKernel k) {
   if (!gemm_kernel_supported(k))
     throw DeviceError("gemm: this CPU lacks the instructions of the chosen kernel");
   if constexpr (std::is_same_v<T, double>) {
-    if (k == GemmKernel::avx512)
-      return {kernel_avx512<Avx512Double, double, 8, 3>, 8, 24, 256, 192, 1024, "avx512 8x24"};
-    if (k == GemmKernel::avx2)
-      return {kernel_avx2<Avx2Double, double, 6, 2>, 6, 8, 256, 192, 1024, "avx2 6x8"};
-    return {kernel_portable<double, 4, 4>, 4, 4, 256, 128, 1024, "portable 4x4"};
+    if (k == GemmKernel::avx512) return simd_plan<Avx512Double, double, 8, 3>(n, "avx512");
+    if (k == GemmKernel::avx2) return simd_plan<Avx2Double, double, 6, 2>(n, "avx2");
+    return {kernel_portable<double, 4, 4>, 4, 4, 256, 128, 1024, "portable"};
   } else if constexpr (std::is_same_v<T, float>) {
-    if (k == GemmKernel::avx512)
-      return {kernel_avx512<Avx512Float, float, 8, 3>, 8, 48, 256, 192, 1024, "avx512 8x48"};
-    if (k == GemmKernel::avx2)
-      return {kernel_avx2<Avx2Float, float, 6, 2>, 6, 16, 256, 192, 1024, "avx2 6x16"};
-    return {kernel_portable<float, 4, 8>, 4, 8, 256, 128, 1024, "portable 4x8"};
+    if (k == GemmKernel::avx512) return simd_plan<Avx512Float, float, 8, 3>(n, "avx512");
+    if (k == GemmKernel::avx2) return simd_plan<Avx2Float, float, 6, 2>(n, "avx2");
+    return {kernel_portable<float, 4, 8>, 4, 8, 256, 128, 1024, "portable"};
   } else {  // complex: the portable kernel whatever the CPU
-    return {kernel_portable<T, 2, 4>, 2, 4, 128, 96, 1024, "portable 2x4"};
+    return {kernel_portable<T, 2, 4>, 2, 4, 128, 96, 1024, "portable"};
   }
 }
 
@@ -281,10 +314,6 @@ void macro_kernel(const Plan<T>& pl, std::int64_t mb, std::int64_t nb, std::int6
   }
 }
 
-std::int64_t round_up(std::int64_t x, std::int64_t m) {
-  return (x + m - 1) / m * m;
-}
-
 // Widest panel of B packed at once, in columns: up to it, a call meets two barriers per K
 // panel (B packed; every task done), however wide B is. On a shared 2-core machine a
 // barrier costs a descheduled thread's time slice, so splitting B into L3-sized panels (two
@@ -307,7 +336,8 @@ bool gemm_kernel_supported(GemmKernel k) {
 
 template <class T>
 std::string gemm_kernel_name(GemmKernel k) {
-  return plan_for<T>(k).name;
+  const Plan<T> pl = plan_for<T>(k);
+  return std::string(pl.isa) + " " + std::to_string(pl.mr) + "x" + std::to_string(pl.nr);
 }
 
 namespace cpu {
@@ -316,7 +346,7 @@ template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a,
                  std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc,
                  GemmKernel kind, bool parallel) {
-  const Plan<T> pl = plan_for<T>(kind);
+  const Plan<T> pl = plan_for<T>(kind, n);
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {  // no products: C = beta*C
     if (beta != T(1))
