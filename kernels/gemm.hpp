@@ -61,9 +61,10 @@ bool gemm_kernel_supported(GemmKernel k);
 template <class T>
 std::string gemm_kernel_name(GemmKernel k);
 
-// Cache and register blocked: B packed into KC x NC panels shared by all threads, A into
-// MC x KC blocks per thread, an MR x NR register tile accumulated over each packed K panel;
-// OpenMP over the MC blocks of rows. Complex values use the portable kernel.
+// Cache and register blocked: each K panel of B (KC rows) packed once and shared by all
+// threads, A into MC x KC blocks per thread, an MR x NR register tile accumulated over each
+// packed K panel; OpenMP tasks of MC rows by NC columns. Complex values use the portable
+// kernel. The LU's trailing update runs on the same code (cpu/gemm_packed.hpp).
 // Throws DeviceError when K is not supported by this CPU.
 template <class T>
 void gemm_cpu_blocked(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha, T beta,
