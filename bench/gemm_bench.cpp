@@ -74,20 +74,26 @@ void run_size(const std::string& prec, std::int64_t n, const std::vector<std::st
     std::vector<double> t;
   };
   std::vector<Entry> es;
+  // NAME is an implementation, optionally followed by its tuning ("cpu-blocked microkernel=avx2").
+  const auto make = [&](const std::string& name, mm::Dense<T>& c) {
+    const auto sp = name.find(' ');
+    const mm::GemmTuning tuning = mm::GemmTuning::from(
+        mm::TuneArgs(sp == std::string::npos ? std::vector<std::string>{}
+                                             : std::vector<std::string>{name.substr(sp + 1)}));
+    return mm::pick_impl(mm::gemm_impls<T>(), "gemm", name.substr(0, sp), mm::Device::cpu)
+        .make(mm::GemmProblem<T>{&a, &b, &c, T(1), tuning});
+  };
   for (const auto& name : names) {
-    const auto& impl = mm::pick_impl(mm::gemm_impls<T>(), "gemm", name, mm::Device::cpu);
     Entry e{name, mm::Dense<T>(n, n), nullptr, {}};
     try {
-      e.r = impl.make(mm::GemmProblem<T>{&a, &b, &e.c, T(1)});
+      e.r = make(name, e.c);
     } catch (const mm::DeviceError& err) {
       std::cerr << "gemm_bench: skipping " << name << ": " << err.what() << "\n";
       continue;
     }
     es.push_back(std::move(e));
   }
-  for (auto& e : es)  // each runner binds e.c by address: bind again now that es is stable
-    e.r = mm::pick_impl(mm::gemm_impls<T>(), "gemm", e.name, mm::Device::cpu)
-              .make(mm::GemmProblem<T>{&a, &b, &e.c, T(1)});
+  for (auto& e : es) e.r = make(e.name, e.c);  // runners bind e.c by address: es is stable now
   // Round robin: the machine is shared, so every implementation sees the same spells of
   // contention rather than one of them catching a busy minute.
   for (int k = 0; k < warmup + repeat; ++k)
@@ -156,7 +162,7 @@ void run_cuda_size(const std::string& prec, std::int64_t n, const std::vector<st
       continue;
     }
     mm::Dense<T> c(n, n);
-    auto r = impl->make(mm::GemmProblem<T>{&a, &b, &c, T(1)});
+    auto r = impl->make(mm::GemmProblem<T>{&a, &b, &c, T(1), {}});
     const mm::Measured ms = mm::measure(*r, warmup, repeat);
     r.reset();  // frees its device memory before the next one allocates
     const double t = ms.compute.median;
@@ -321,8 +327,8 @@ int main(int argc, char** argv) {
   mm::set_openblas_threads(threads);
   const double copy = mm::bench::copy_gbps(std::size_t{256} << 20, threads);
   std::vector<Row> rows;
-  const std::vector<std::string> fast{"openblas", "cpu-blocked", "blocked-avx2", "blocked-sse2",
-                                      "cpu-rows"};
+  const std::vector<std::string> fast{"openblas", "cpu-blocked", "cpu-blocked microkernel=avx2",
+                                      "cpu-blocked microkernel=portable", "cpu-rows"};
   for (const auto& p : precisions) {
     if (p == "double") {
       run_size<double>(p, n, fast, warmup, repeat, copy, threads, rows);

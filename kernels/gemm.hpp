@@ -11,8 +11,23 @@
 
 #include "impl.hpp"
 #include "mm/matrix.hpp"
+#include "mm/tuning.hpp"
 
 namespace mm {
+
+// The micro-kernel families of gemm_cpu_blocked. `best` is the widest the running CPU
+// supports (checked at run time: the binary itself is built for plain x86-64).
+enum class GemmKernel { best, portable, avx2, avx512 };
+
+// cpu-blocked's tuning: which micro-kernel runs its register tile (`--tune microkernel=...`).
+// The ISA variants were once implementations of their own (blocked-avx512, -avx2, -sse2),
+// but each is cpu-blocked with one micro-kernel forced: one name, a recorded tuning value.
+struct GemmTuning {
+  GemmKernel microkernel = GemmKernel::best;  // best: the widest this CPU runs
+
+  static const TuneKeys& keys();
+  static GemmTuning from(const TuneArgs& args);
+};
 
 // What a GEMM implementation is given: C (already sized m x n) = alpha*A*B.
 template <class T>
@@ -21,6 +36,7 @@ struct GemmProblem {
   const Dense<T>* b = nullptr;
   Dense<T>* c = nullptr;
   T alpha = T(1);
+  GemmTuning tuning;
 };
 
 template <class T>
@@ -50,10 +66,6 @@ void gemm_ref(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha, T beta
 // no blocking: the simple parallel variant the blocked one is measured against.
 template <class T>
 void gemm_cpu_rows(const Dense<T>& a, const Dense<T>& b, Dense<T>& c, T alpha, T beta);
-
-// The micro-kernel families of gemm_cpu_blocked. `best` is the widest the running CPU
-// supports (checked at run time: the binary itself is built for plain x86-64).
-enum class GemmKernel { best, portable, avx2, avx512 };
 
 // Whether the running CPU can execute kernel K (portable and best: always).
 bool gemm_kernel_supported(GemmKernel k);

@@ -12,6 +12,12 @@ namespace mm {
 
 namespace {
 
+// --tune microkernel's words, in GemmKernel's order.
+constexpr const char* kKernelWords[] = {"auto", "portable", "avx2", "avx512"};
+constexpr std::size_t index(GemmKernel k) {
+  return static_cast<std::size_t>(k);
+}
+
 // Binds a kernel with gemm_ref's signature; C is written whole on every run (beta = 0).
 template <class T, void (*F)(const Dense<T>&, const Dense<T>&, Dense<T>&, T, T)>
 class PlainRunner final : public Runner {
@@ -23,16 +29,17 @@ class PlainRunner final : public Runner {
   GemmProblem<T> p_;
 };
 
+// cpu-blocked with the micro-kernel its tuning asks for; the record names the one that ran.
 template <class T>
 class BlockedRunner final : public Runner {
  public:
-  BlockedRunner(const GemmProblem<T>& p, GemmKernel k) : p_(p), k_(k) {
-    if (!gemm_kernel_supported(k))
-      throw DeviceError("--impl " +
-                        std::string(k == GemmKernel::avx512 ? "blocked-avx512" : "blocked-avx2") +
+  explicit BlockedRunner(const GemmProblem<T>& p) : p_(p), k_(p.tuning.microkernel) {
+    if (!gemm_kernel_supported(k_))
+      throw DeviceError("--tune microkernel=" + std::string(kKernelWords[index(k_)]) +
                         ": this CPU lacks the instructions");
   }
   void run() override { gemm_cpu_blocked(*p_.a, *p_.b, *p_.c, p_.alpha, T{}, k_); }
+  nlohmann::json tuning() const override { return {{"microkernel", gemm_kernel_name<T>(k_)}}; }
 
  private:
   GemmProblem<T> p_;
@@ -47,9 +54,9 @@ GemmMake<T> plain() {
 }
 
 template <class T>
-GemmMake<T> blocked(GemmKernel k) {
-  return [k](const GemmProblem<T>& p) -> std::unique_ptr<Runner> {
-    return std::make_unique<BlockedRunner<T>>(p, k);
+GemmMake<T> blocked() {
+  return [](const GemmProblem<T>& p) -> std::unique_ptr<Runner> {
+    return std::make_unique<BlockedRunner<T>>(p);
   };
 }
 
@@ -115,37 +122,38 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
 
 }  // namespace
 
+const TuneKeys& GemmTuning::keys() {
+  static const TuneKeys k{
+      "gemm",
+      "cpu-blocked (mmmul --mode gemm on the CPU)",
+      {{"microkernel", "auto|portable|avx2|avx512",
+        "the register tile's micro-kernel: portable C++ (SSE2, 4x4), AVX2 FMA (6x8 double) or "
+        "AVX-512 (8x24 double), each over the same packing and cache blocking; complex values "
+        "always take the portable one",
+        "auto: the widest this CPU runs"}}};
+  return k;
+}
+
+GemmTuning GemmTuning::from(const TuneArgs& args) {
+  GemmTuning t;
+  const TuneKey& mk = keys().key("microkernel");
+  if (const auto v = args.get(mk))
+    t.microkernel = static_cast<GemmKernel>(
+        tune_choice(mk, *v, {kKernelWords[0], kKernelWords[1], kKernelWords[2], kKernelWords[3]}));
+  return t;
+}
+
 template <class T>
 const ImplList<GemmMake<T>>& gemm_impls() {
   static const ImplList<GemmMake<T>> list = [] {
     ImplList<GemmMake<T>> l;
     l.push_back({"cpu-blocked", Device::cpu,
                  "OpenMP, packed cache blocks, register tile (" +
-                     gemm_kernel_name<T>(GemmKernel::best) + " here)",
-                 blocked<T>(GemmKernel::best)});
+                     gemm_kernel_name<T>(GemmKernel::best) + " here; --tune microkernel)",
+                 blocked<T>()});
     l.push_back({"openblas", Device::cpu,
                  std::string("OpenBLAS cblas_?gemm (") + openblas_get_corename() + ")",
                  plain<T, gemm_openblas<T>>()});
-    if constexpr (!is_complex_v<T>) {  // complex always takes the portable kernel
-      l.push_back({"blocked-avx512", Device::cpu,
-                   "cpu-blocked with the " +
-                       std::string(gemm_kernel_supported(GemmKernel::avx512)
-                                       ? gemm_kernel_name<T>(GemmKernel::avx512)
-                                       : "AVX-512 (absent on this CPU)") +
-                       " kernel",
-                   blocked<T>(GemmKernel::avx512)});
-      l.push_back({"blocked-avx2", Device::cpu,
-                   "cpu-blocked with the " +
-                       std::string(gemm_kernel_supported(GemmKernel::avx2)
-                                       ? gemm_kernel_name<T>(GemmKernel::avx2)
-                                       : "AVX2 (absent on this CPU)") +
-                       " kernel",
-                   blocked<T>(GemmKernel::avx2)});
-      l.push_back({"blocked-sse2", Device::cpu,
-                   "cpu-blocked with the " + gemm_kernel_name<T>(GemmKernel::portable) +
-                       " plain-C++ kernel (SSE2)",
-                   blocked<T>(GemmKernel::portable)});
-    }
     l.push_back({"cpu-rows", Device::cpu, "OpenMP over rows, i-k-j loops, no blocking",
                  plain<T, gemm_cpu_rows<T>>()});
     l.push_back(

@@ -62,7 +62,9 @@ std::int64_t entry_bound(const MtxHeader& h) {
 
 struct Context {
   const CommonOptions& c;
-  Device device;  // resolved --device: the product's implementations on it are chosen
+  const TuneArgs& tune;    // --tune, for the warning about keys an implementation ignored
+  const GemmTuning& gemm;  // its GEMM keys, parsed before anything is read
+  Device device;           // resolved --device: the product's implementations on it are chosen
   TimingRecord& rec;
   Stopwatch convert;  // restarted once the inputs are read
 };
@@ -75,6 +77,7 @@ int execute(Context& x, const Impl& impl, const Problem& p, double flops,
   auto runner = impl.make(p);
   const Measured m = measure(*runner, x.c.warmup, x.c.repeat);
   record_measured(x.rec, m);
+  warn_unused_tuning("mmmul", x.tune, m.tuning, impl.name);
   x.rec.impl(impl.name).work(flops, bytes());
   if (x.c.verbose)
     std::cerr << "mmmul: " << impl.name << " on " << m.device << ": median " << m.compute.median
@@ -92,7 +95,7 @@ int run_gemm(Context& x, const Input& a, const Input& b, T alpha) {
   Dense<T> dc(da.rows, db.cols);
   const std::int64_t m = da.rows, n = db.cols, k = da.cols;
   return execute(
-      x, impl, GemmProblem<T>{&da, &db, &dc, alpha}, gemm_flops(m, n, k, is_complex_v<T>),
+      x, impl, GemmProblem<T>{&da, &db, &dc, alpha, x.gemm}, gemm_flops(m, n, k, is_complex_v<T>),
       [&] { return gemm_bytes(m, n, k, sizeof(T)); }, [&] { return to_mtx(dc); });
 }
 
@@ -158,6 +161,7 @@ int run(const Cli& cli) {
       list.operator()<double>();
     return 0;
   }
+  const GemmTuning gemm_tuning = GemmTuning::from(cli.tune());  // a bad value: exit 2 now
   const auto files = cli.positionals("files");
   if (files.size() != 2) throw UsageError("give two matrices A and B (see mmmul --help)");
   if (files[0] == "-" && files[1] == "-")
@@ -183,7 +187,7 @@ int run(const Cli& cli) {
   rec.extra("mode", mode_name(mode));
   const bool complex = ha.field == Field::complex || hb.field == Field::complex;
   const double alpha = cli.get<double>("alpha");
-  Context x{c, device, rec, {}};
+  Context x{c, cli.tune(), gemm_tuning, device, rec, {}};
   return with_value_type(c.precision, complex, [&]<class T>() {
     if (mode == Mode::gemm) return run_gemm<T>(x, a, b, T(alpha));
     return with_index_type(std::max(ha.rows, hb.rows), std::max(ha.cols, hb.cols),
@@ -217,9 +221,10 @@ int main(int argc, char** argv) {
         "mmmul S.mtx X.mtx --impl ref          # sparse x dense (X an array file)\n"
         "mmmul X.mtx S.mtx --precision single  # dense x sparse\n"
         "mmmul A.mtx B.mtx --mode gemm --impl openblas --repeat 5 --warmup 1 -q --timing -\n"
+        "mmmul A.mtx B.mtx --mode gemm --impl cpu-blocked --tune microkernel=avx2 -q --timing -\n"
         "mmmul A.mtx B.mtx --device cuda --impl cuda-regblock -q --timing -  # GEMM on the GPU\n"
         "mmmul --list-impls --mode gemm");
-    cli.compute().positional("files", -1);
+    cli.compute().tuning({mm::GemmTuning::keys()}).positional("files", -1);
     cli.options()("alpha", mm::po::value<double>()->default_value(1.0), "scale of A*B")(
         "mode", mm::po::value<std::string>()->default_value("auto"),
         "auto (from the files' formats), gemm, spgemm, spmm (sparse A, dense B) or dsmm (dense A, "

@@ -47,12 +47,34 @@ expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --profile
 expect_stderr '^mmjacobi: --profile: mmjacobi has nothing to profile$'
 
 # Tools whose operations have no keys refuse every key, and say so under --tune help.
-for tool in mmadd mmmul mmspmv mmtranspose; do
+for tool in mmadd mmspmv mmtranspose; do
   expect_exit 0 $tool --tune help
   grep -qx "$tool has no tuning keys." out && pass "$tool --tune help: no keys" || fail "$tool --tune help: $(cat out)"
   expect_exit 2 $tool --tune foo=1 nosuch.mtx
   expect_stderr "^$tool: unknown --tune key 'foo': $tool has no tuning keys$"
 done
+
+# mmmul: cpu-blocked's micro-kernel is a key (it was three implementations, blocked-avx512 etc.).
+expect_exit 0 mmmul --tune help
+grep -Eq '^  microkernel=auto\|portable\|avx2\|avx512 +default auto' out && pass "mmmul --tune help: microkernel" ||
+  fail "mmmul --tune help: $(cat out)"
+expect_exit 2 mmmul nosuch.mtx nosuch.mtx --tune microkernel=avx3
+expect_stderr 'microkernel takes auto\|portable\|avx2\|avx512'
+! mmmul --list-impls --all --mode gemm | grep -q '^blocked-' && pass "no blocked-* aliases listed" ||
+  fail "blocked-* still listed"
+mmgen dense --rows 40 --cols 30 --seed 5 -o G1.mtx
+mmgen dense --rows 30 --cols 50 --seed 6 -o G2.mtx
+expect_exit 0 mmmul G1.mtx G2.mtx --impl cpu-blocked --device cpu -o Gbest.mtx --timing t_g.jsonl
+json_check t_g.jsonl "r['tuning']['microkernel'].split()[0] in ('avx512', 'avx2', 'portable')" \
+  "cpu-blocked records the micro-kernel it ran"
+expect_exit 0 mmmul G1.mtx G2.mtx --impl cpu-blocked --device cpu --tune microkernel=portable \
+  -o Gport.mtx --timing t_gp.jsonl
+json_check t_gp.jsonl "r['tuning'] == {'microkernel': 'portable 4x4'}" "microkernel=portable is recorded"
+expect_exit 0 mmcheck compare Gport.mtx Gbest.mtx --rtol 1e-13
+expect_exit 0 mmmul G1.mtx G2.mtx --impl openblas --device cpu --tune microkernel=portable -q \
+  --timing t_go.jsonl
+expect_stderr '^mmmul: warning: --tune microkernel=portable not used by openblas$'
+json_check t_go.jsonl "r['tuning'] == {}" "openblas records no tuning"
 
 # ---- the record ----------------------------------------------------------------------------------
 mmjacobi --poisson3d 12 --max-iter 3 --device cpu -q --timing t_cpu.jsonl 2>/dev/null ||

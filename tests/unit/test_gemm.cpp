@@ -50,7 +50,7 @@ TEST(Gemm, ReferenceByHand) {
 TEST(Gemm, ShapeMismatchIsAnInputError) {
   Dense<double> a(2, 3), b(4, 2), c(2, 2);
   for (const auto& impl : gemm_impls<double>()) {
-    GemmProblem<double> p{&a, &b, &c, 1.0};
+    GemmProblem<double> p{&a, &b, &c, 1.0, {}};
     try {
       impl.make(p)->run();
       ADD_FAILURE() << impl.name << " accepted 2x3 times 4x2";
@@ -77,7 +77,7 @@ TYPED_TEST(GemmTypes, EveryImplMatchesRef) {
       Dense<T> c(d.m, d.n, test::poison<T>());
       std::unique_ptr<Runner> r;
       try {
-        r = impl.make(GemmProblem<T>{&a, &b, &c, T(-1.5)});
+        r = impl.make(GemmProblem<T>{&a, &b, &c, T(-1.5), {}});
       } catch (const DeviceError& e) {
         GTEST_LOG_(INFO) << "skipping " << impl.name << ": " << e.what();
         continue;
@@ -146,7 +146,7 @@ int check_cuda_impls(const std::vector<Dims>& dims, bool tf32_exact, std::uint64
     for (const auto& impl : gemm_impls<T>()) {
       if (impl.device != Device::cuda) continue;
       Dense<T> c(d.m, d.n, test::poison<T>());
-      auto r = impl.make(GemmProblem<T>{&a, &b, &c, T(-1.5)});
+      auto r = impl.make(GemmProblem<T>{&a, &b, &c, T(-1.5), {}});
       r->upload();
       r->run();
       r->timed_run();
@@ -185,7 +185,7 @@ TEST(GemmGpu, MeasuredRunsReportTheGpu) {
   gemm_ref(a, b, want, 2.0, 0.0);
   const auto& impl = pick_impl(gemm_impls<double>(), "gemm", "", Device::cuda);
   EXPECT_EQ(impl.device, Device::cuda);
-  auto r = impl.make(GemmProblem<double>{&a, &b, &c, 2.0});
+  auto r = impl.make(GemmProblem<double>{&a, &b, &c, 2.0, {}});
   const Measured m = measure(*r, 1, 3);
   EXPECT_EQ(m.compute.repeats, 3);
   EXPECT_EQ(m.device, test::gpu().name);
@@ -216,6 +216,34 @@ TYPED_TEST(GemmTypes, BlockedKernelsWithBeta) {
     }
   }
   omp_set_num_threads(saved);
+}
+
+// cpu-blocked's micro-kernel is a tuning key: each value runs through the registry's runner,
+// matches the reference and is what the runner reports; an unknown word is a usage error.
+TEST(GemmTuning, EveryMicrokernelThroughCpuBlocked) {
+  const auto a = test::random_dense<double>(37, 41, 7), b = test::random_dense<double>(41, 29, 8);
+  Dense<double> want(37, 29);
+  gemm_ref(a, b, want, 2.0, 0.0);
+  const auto& impl = pick_impl(gemm_impls<double>(), "gemm", "cpu-blocked", Device::cpu);
+  for (const std::string word : {"auto", "portable", "avx2", "avx512"}) {
+    const GemmTuning t = GemmTuning::from(TuneArgs({"microkernel=" + word}));
+    if (!gemm_kernel_supported(t.microkernel)) {
+      Dense<double> c(37, 29);
+      EXPECT_THROW(impl.make(GemmProblem<double>{&a, &b, &c, 2.0, t}), DeviceError) << word;
+      continue;
+    }
+    Dense<double> c(37, 29, test::poison<double>());
+    auto r = impl.make(GemmProblem<double>{&a, &b, &c, 2.0, t});
+    r->run();
+    test::expect_close(c.data, want.data, test::tolerance<double>(41), "microkernel=" + word);
+    const std::string used = r->tuning().at("microkernel");
+    EXPECT_EQ(used, gemm_kernel_name<double>(t.microkernel)) << word;
+    if (word != "auto") {
+      EXPECT_EQ(used.substr(0, word.size()), word);
+    }
+  }
+  EXPECT_EQ(GemmTuning::from(TuneArgs()).microkernel, GemmKernel::best);
+  EXPECT_THROW(GemmTuning::from(TuneArgs({"microkernel=avx3"})), UsageError);
 }
 
 // OpenBLAS's pool gets --threads, or OpenMP's count when none is given.
@@ -259,7 +287,7 @@ TEST(Gemm, EveryImplOnTheCorpus) {
     for (const auto& impl : gemm_impls<T>()) {
       if (!test::runnable(impl.device)) continue;  // CUDA ones: where a GPU exists
       Dense<T> c(a.rows, a.rows, test::poison<T>());
-      auto r = impl.make(GemmProblem<T>{&a, &at, &c, T(1)});
+      auto r = impl.make(GemmProblem<T>{&a, &at, &c, T(1), {}});
       r->upload();
       r->run();
       r->download();
