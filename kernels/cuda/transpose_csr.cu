@@ -1,0 +1,147 @@
+// CUDA CSR -> CSC (mmtranspose on coordinate files, cuda-csr2csc): column counts by atomics
+// and a scan, a stable radix sort of the entries by column, and a gather of rows and values.
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "cuda/cuda_util.cuh"
+#include "cuda/transpose_bits.cuh"
+#include "cuda/transpose_cuda.hpp"
+
+namespace mm {
+
+namespace {
+
+using namespace cuda::transpose_bits;
+
+template <class I>
+__global__ void count_columns(std::int64_t nnz, const I* __restrict__ idx, I* __restrict__ count) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if constexpr (sizeof(I) == 4)
+      atomicAdd(reinterpret_cast<int*>(count + idx[k]), 1);
+    else
+      atomicAdd(reinterpret_cast<unsigned long long*>(count + idx[k]), 1ull);
+  }
+}
+
+// The row of every entry, and its position (the sort's payload).
+template <class I>
+__global__ void rows_and_positions(std::int64_t rows, const I* __restrict__ ptr,
+                                   I* __restrict__ row_of, I* __restrict__ position) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < rows;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    for (I k = ptr[i]; k < ptr[i + 1]; ++k) {
+      row_of[k] = static_cast<I>(i);
+      position[k] = k;
+    }
+}
+
+// Output entry p is A's entry order[p]: entries sorted by column, stably, so rows ascend.
+template <bool Complex, class I, class B>
+__global__ void gather(std::int64_t nnz, const I* __restrict__ order, const I* __restrict__ row_of,
+                       const B* __restrict__ val, I* __restrict__ t_idx, B* __restrict__ t_val,
+                       bool conj) {
+  for (std::int64_t p = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; p < nnz;
+       p += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const I k = order[p];
+    t_idx[p] = row_of[k];
+    t_val[p] = conj_bits<Complex>(val[k], conj);
+  }
+}
+
+template <class I, class T>
+class Csr2CscRunner final : public cuda::CudaRunner {
+  using U = std::make_unsigned_t<I>;  // sort keys: columns are never negative
+
+ public:
+  explicit Csr2CscRunner(const CsrTransposeProblem<I, T>& p) : p_(p) {}
+
+  void upload() override {
+    const Csr<I, T>& a = *p_.a;
+    const auto nnz = static_cast<std::size_t>(a.nnz());
+    ptr_ = cuda::Buffer<I>(a.ptr.data(), a.ptr.size());
+    idx_ = cuda::Buffer<I>(a.idx.data(), nnz);
+    val_ = cuda::Buffer<T>(a.val.data(), nnz);
+    count_ = cuda::Buffer<I>(static_cast<std::size_t>(a.cols));
+    t_ptr_ = cuda::Buffer<I>(static_cast<std::size_t>(a.cols) + 1);
+    t_ptr_.fill_bytes(0);  // t_ptr[0] stays 0; the scan writes the rest
+    row_of_ = cuda::Buffer<I>(nnz);
+    pos_ = cuda::Buffer<I>(nnz);
+    order_ = cuda::Buffer<I>(nnz);
+    keys_ = cuda::Buffer<U>(nnz);
+    t_idx_ = cuda::Buffer<I>(nnz);
+    t_val_ = cuda::Buffer<T>(nnz);
+    t_idx_.fill_bytes(0xff);  // poison: every entry must be written
+    t_val_.fill_bytes(0xff);
+    end_bit_ = 1;
+    while (end_bit_ < static_cast<int>(8 * sizeof(I)) &&
+           (std::uint64_t{1} << end_bit_) < static_cast<std::uint64_t>(a.cols))
+      ++end_bit_;
+    std::size_t scan = 0, sort = 0;
+    if (a.cols > 0)
+      MM_CUDA(cub::DeviceScan::InclusiveSum(nullptr, scan, count_.get(), t_ptr_.get() + 1, a.cols));
+    if (nnz > 0)
+      MM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys_in(), keys_.get(), pos_.get(),
+                                              order_.get(), a.nnz(), 0, end_bit_));
+    temp_ = cuda::Buffer<char>(std::max<std::size_t>({scan, sort, 1}));
+  }
+
+  void download() override {
+    Csr<I, T>& t = *p_.out;
+    t_ptr_.download(t.ptr.data(), t.ptr.size());
+    t_idx_.download(t.idx.data(), t.idx.size());
+    t_val_.download(t.val.data(), t.val.size());
+  }
+
+ protected:
+  void launch() override {
+    const Csr<I, T>& a = *p_.a;
+    const std::int64_t nnz = a.nnz();
+    if (nnz == 0) return;  // t_ptr is all zeros from upload()
+    constexpr int threads = 256;
+    MM_CUDA(cudaMemsetAsync(count_.get(), 0, count_.size() * sizeof(I)));
+    count_columns<I><<<blocks_for(nnz, threads), threads>>>(nnz, idx_.get(), count_.get());
+    MM_CUDA_LAUNCHED("csr2csc count_columns");
+    std::size_t bytes = temp_.size();
+    MM_CUDA(
+        cub::DeviceScan::InclusiveSum(temp_.get(), bytes, count_.get(), t_ptr_.get() + 1, a.cols));
+    rows_and_positions<I>
+        <<<blocks_for(a.rows, threads), threads>>>(a.rows, ptr_.get(), row_of_.get(), pos_.get());
+    MM_CUDA_LAUNCHED("csr2csc rows_and_positions");
+    bytes = temp_.size();
+    MM_CUDA(cub::DeviceRadixSort::SortPairs(temp_.get(), bytes, keys_in(), keys_.get(), pos_.get(),
+                                            order_.get(), nnz, 0, end_bit_));
+    using B = bits_t<T>;
+    gather<is_complex_v<T>, I, B><<<blocks_for(nnz, threads), threads>>>(
+        nnz, order_.get(), row_of_.get(), reinterpret_cast<const B*>(val_.get()), t_idx_.get(),
+        reinterpret_cast<B*>(t_val_.get()), p_.conjugate);
+    MM_CUDA_LAUNCHED("csr2csc gather");
+  }
+
+ private:
+  const U* keys_in() const { return reinterpret_cast<const U*>(idx_.get()); }
+
+  CsrTransposeProblem<I, T> p_;
+  cuda::Buffer<I> ptr_, idx_, count_, t_ptr_, row_of_, pos_, order_, t_idx_;
+  cuda::Buffer<U> keys_;
+  cuda::Buffer<T> val_, t_val_;
+  cuda::Buffer<char> temp_;
+  int end_bit_ = 1;
+};
+
+}  // namespace
+
+template <class I, class T>
+std::unique_ptr<Runner> make_transpose_cuda_csr2csc(const CsrTransposeProblem<I, T>& p) {
+  transpose_shape(*p.a, *p.out);
+  return std::make_unique<Csr2CscRunner<I, T>>(p);
+}
+
+#define MM_TRANSPOSE_CUDA_CSR(I, T)                                   \
+  template std::unique_ptr<Runner> make_transpose_cuda_csr2csc<I, T>( \
+      const CsrTransposeProblem<I, T>&);
+MM_TRANSPOSE_INDEX_VALUE_TYPES(MM_TRANSPOSE_CUDA_CSR)
+
+}  // namespace mm
