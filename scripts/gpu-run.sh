@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole GPU session in one call on the lent GPU machine: unpack the carried build
 # (scripts/pack-for-device.sh), run every unit and CLI test (CUDA implementations
-# included), then the benchmarks with --device cuda. Logs: summary.txt unit.log cli.log
-# bench_<name>.txt (in $OUT/logs.tar.gz on the device tool's machine). They are raw output,
+# included), then the benchmarks with --device cuda. Logs: summary.txt unit_<test>.log
+# cli.<test>.log bench_<name>.txt (in $OUT/logs.tar.gz on the device tool's machine). They are raw output,
 # not for git: what they measure goes into a summary per claim in bench/results/.
 #   TESTS=0 skips the tests; BENCHES="lu spgemm" picks benchmarks (default: all of
 #   spmv gemm jacobi add transpose lu spgemm solve); TEST_FILTER=regex picks test programs;
@@ -27,23 +27,38 @@ summary=$out/summary.txt
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   ldd "$B/mmsolve" | grep "not found"
 } | tee "$summary"
+# Tests JOBS at a time (default 6: the GPU machine has 16 cores; the GPU is shared, which the
+# correctness tests do not mind), each into its own log; one summary line each.
+run_one() {  # unit|cli PATH
+  local name log rc
+  if [[ $1 == unit ]]; then
+    name=$(basename "$2") log=$out/unit_$(basename "$2").log
+    timeout 300 "$2" --gtest_brief=1 > "$log" 2>&1
+  else
+    name=cli.$(basename "$2" .sh) log=$out/$name.log
+    timeout 480 bash "$2" > "$log" 2>&1
+  fi
+  rc=$?
+  if [[ $1 == unit ]]; then
+    echo "$name: $([[ $rc == 0 ]] && echo passed || echo "FAILED (exit $rc)") ($(grep -E '^\[  (PASSED|SKIPPED|FAILED) ' "$log" | tr '\n' ' '))"
+  else
+    echo "$name: $([[ $rc == 0 ]] && echo passed || echo "FAILED (exit $rc)") ($(tail -1 "$log"))"
+  fi
+}
+export -f run_one
+export out
 status=0
-for t in "$B"/test_*; do
-  [[ ${TESTS:-1} == 0 ]] && break
-  [[ $(basename "$t") =~ ${TEST_FILTER:-.} ]] || continue
-  if timeout 240 "$t" --gtest_brief=1 >> "$out/unit.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
-  echo "$(basename "$t"): $r ($(grep -E '^\[  (PASSED|SKIPPED|FAILED) ' "$out/unit.log" | tail -3 | tr '\n' ' '))" |
-    tee -a "$summary"
-  echo "=== end $(basename "$t")" >> "$out/unit.log"
-done
-for t in "$root"/tests/cli/*.sh; do
-  [[ ${TESTS:-1} == 0 ]] && break
-  name=$(basename "$t" .sh)
-  [[ cli.$name =~ ${TEST_FILTER:-.} ]] || continue
-  echo "=== cli.$name" >> "$out/cli.log"
-  if timeout 240 bash "$t" >> "$out/cli.log" 2>&1; then r=passed; else r=FAILED; status=1; fi
-  echo "cli.$name: $r ($(tail -1 "$out/cli.log"))" | tee -a "$summary"
-done
+if [[ ${TESTS:-1} != 0 ]]; then
+  {
+    for t in "$B"/test_*; do
+      [[ $(basename "$t") =~ ${TEST_FILTER:-.} ]] && printf '%s\0%s\0' unit "$t"
+    done
+    for t in "$root"/tests/cli/*.sh; do
+      [[ cli.$(basename "$t" .sh) =~ ${TEST_FILTER:-.} ]] && printf '%s\0%s\0' cli "$t"
+    done
+  } | xargs -0 -n 2 -P "${JOBS:-6}" bash -c 'run_one "$@"' _ | tee -a "$summary"
+  grep -q FAILED "$summary" && status=1
+fi
 bench() {  # name dir command args...: runs DIR/command
   local name=$1 dir=$2 cmd=$3
   shift 3
