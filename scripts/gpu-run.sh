@@ -47,6 +47,10 @@ run_one() {  # unit|cli PATH
 }
 export -f run_one
 export out
+# Each test's OpenMP gets its share of the cores, and waits passively: JOBS tests each spinning
+# on every core starve one another (test_lu and test_solve ran past their timeout that way).
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(($(nproc) / ${JOBS:-6} > 0 ? $(nproc) / ${JOBS:-6} : 1))}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 status=0
 if [[ ${TESTS:-1} != 0 ]]; then
   {
