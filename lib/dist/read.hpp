@@ -1,0 +1,45 @@
+// Reading a matrix across the ranks: each rank parses its byte range of a plain file with the
+// existing chunked parser (parallel read), or rank 0 reads (standard input, gzip, array files)
+// and the routing step scatters the rows. Errors name FILE:LINE as the one-process reader's
+// do, and every rank agrees on them (one message, exit 3 everywhere).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dist/comm.hpp"
+#include "dist/dist_csr.hpp"
+#include "mm/mtx.hpp"
+
+namespace mm::dist {
+
+struct DistRead {
+  MtxHeader header;  // the whole file's, on every rank (comments on rank 0 only)
+  MtxMatrix part;    // this rank's share of the stored entries (part.header.nnz: how many)
+  bool parallel = false;
+  std::string how;  // for -v: "parallel read of bytes A..B (lines L..M)" or "read by rank 0"
+  std::int64_t bytes = -1;            // the file's size; -1 for standard input or gzip
+  std::vector<ReadWarning> warnings;  // of the whole file, lines as in the file
+  double seconds = 0;                 // this rank's reading time
+};
+
+// Reads PATH across COMM's ranks (collective). OPT as for read_mtx (threads: each rank's
+// own). Throws Failure (every rank, agreed) on a missing or malformed file.
+DistRead read_distributed(const Comm& comm, const std::string& path, const ReadOptions& opt = {});
+
+// ROOT's header (without its comments) to every rank.
+void bcast_header(const Comm& comm, MtxHeader& h, int root);
+
+// This rank's stored entries as values of T with global indices, the symmetric kinds
+// expanded (both triangles: the mirror of each stored entry sits with its row's owner after
+// routing). Array files give every stored value, zeros included, as the one-process tools do.
+template <class T>
+Triplets<T> to_triplets(const MtxMatrix& part);
+
+// For tests: the byte range [begin, end) of a body of SIZE bytes that rank R of P starts
+// with (the lines whose first byte lies in it are R's).
+std::pair<std::int64_t, std::int64_t> byte_range(std::int64_t body_begin, std::int64_t size, int r,
+                                                 int p);
+
+}  // namespace mm::dist
