@@ -2,6 +2,9 @@
 #include <iostream>
 
 #include "analysis/generate.hpp"
+#include "dist/agree.hpp"
+#include "dist/options.hpp"
+#include "dist/spmv_tool.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
 #include "mm/error.hpp"
@@ -54,6 +57,7 @@ int run(const Cli& cli) {
     throw UsageError("--x must be ones, random or range, not '" + xkind + "'");
   const double beta = cli.get<double>("beta");
   if (beta != 0 && !cli.has("y0")) throw UsageError("--beta needs --y0 PATH");
+  if (dist::wanted(cli)) return dist::spmv_tool(cli);  // under mpirun: lib/dist/
   const Device device = resolve_device(c.device, c.verbose, "mmspmv");
 
   TimingRecord rec("mmspmv");
@@ -117,7 +121,7 @@ int run(const Cli& cli) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return mm::run_tool("mmspmv", argc, argv, [](int argc, char** argv) {
+  return mm::dist::run_tool("mmspmv", argc, argv, [](int argc, char** argv) {
     mm::Cli cli(
         "mmspmv", "A (x | --x ones|random|range) [options]",
         "Sparse matrix-vector product y = alpha*A*x + beta*y0, written as an n x 1 array.\n"
@@ -135,6 +139,7 @@ int main(int argc, char** argv) {
         "alpha", mm::po::value<double>()->default_value(1.0), "scale of A*x")(
         "beta", mm::po::value<double>()->default_value(0.0), "scale of y0 (needs --y0)")(
         "y0", mm::po::value<std::string>(), "the vector beta scales");
+    mm::dist::add_options(cli);
     if (!cli.parse(argc, argv)) return 0;
     return run(cli);
   });

@@ -1,0 +1,53 @@
+// The distributed tools' options, their checks, and per-rank reports.
+#include "dist/options.hpp"
+
+#include <iostream>
+
+#include "mm/error.hpp"
+
+namespace mm::dist {
+
+void add_options(Cli& cli) {
+  cli.options()("partition", po::value<std::string>()->default_value("rows"),
+                "under mpirun: how rows are shared out among the ranks: rows (contiguous "
+                "blocks balanced by nonzeros) or metis (not built yet)")(
+      "output-per-rank", po::bool_switch(),
+      "write a file a rank (-o y.mtx: y.rank0.mtx, y.rank1.mtx, ... and the index "
+      "y.index.json) instead of gathering the result to rank 0");
+}
+
+bool wanted(const Cli& cli) {
+  return distributed() || cli.get<bool>("output-per-rank");
+}
+
+DistOptions parse_options(const Cli& cli) {
+  const CommonOptions& c = cli.common();
+  DistOptions o;
+  o.partition = parse_partition(cli.get<std::string>("partition"));
+  o.per_rank = cli.get<bool>("output-per-rank");
+  if (o.per_rank && !c.quiet && c.output == "-")
+    throw UsageError("--output-per-rank needs -o PATH (the files are named after it)");
+  if (c.device == "cuda")
+    throw DeviceError(
+        "--device cuda under mpirun: GPU ranks are not built yet (issue 15); "
+        "use --device cpu");
+  o.kernel = parse_local_kernel(c.impl);
+  return o;
+}
+
+void print_ranked(const Comm& comm, const std::string& line) {
+  const auto text = comm.gatherv(line.data(), line.size(), 0);
+  const auto sizes = comm.allgather(static_cast<std::int64_t>(line.size()));
+  if (!comm.root()) return;
+  std::size_t at = 0;
+  for (std::int64_t n : sizes) {
+    std::cerr << std::string(text.data() + at, static_cast<std::size_t>(n)) << "\n";
+    at += static_cast<std::size_t>(n);
+  }
+}
+
+std::string transport(const Comm& comm) {
+  return comm.mpi() ? "mpi" : "none";
+}
+
+}  // namespace mm::dist

@@ -1,0 +1,36 @@
+// What a tool that runs distributed adds to its command line, and the question it asks.
+#pragma once
+
+#include <string>
+
+#include "dist/comm.hpp"
+#include "dist/dist_spmv.hpp"
+#include "dist/partition.hpp"
+#include "mm/cli.hpp"
+
+namespace mm::dist {
+
+// --partition rows|metis and --output-per-rank.
+void add_options(Cli& cli);
+
+// The one question a tool asks: does it take its distributed path? Yes when it runs as a rank
+// of an MPI job (even a job of one), or when --output-per-rank asks for a file a rank.
+bool wanted(const Cli& cli);
+
+struct DistOptions {
+  PartitionKind partition = PartitionKind::rows;
+  bool per_rank = false;
+  LocalKernel kernel = LocalKernel::cpu_csr;
+};
+
+// The distributed path's options, checked (UsageError; --device cuda: DeviceError until GPU
+// ranks are built).
+DistOptions parse_options(const Cli& cli);
+
+// Rank 0 prints every rank's LINE to standard error, in rank order (collective).
+void print_ranked(const Comm& comm, const std::string& line);
+
+// "transport" in the timing record: "mpi", or "none" for one rank without MPI.
+std::string transport(const Comm& comm);
+
+}  // namespace mm::dist

@@ -1,0 +1,171 @@
+// mmspmv under mpirun: read across the ranks, partition, halo plan, timed product, output.
+#include "dist/spmv_tool.hpp"
+
+#include <omp.h>
+
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "dist/agree.hpp"
+#include "dist/dist_csr.hpp"
+#include "dist/dist_spmv.hpp"
+#include "dist/options.hpp"
+#include "dist/read.hpp"
+#include "dist/vector.hpp"
+#include "mm/dispatch.hpp"
+#include "mm/error.hpp"
+#include "mm/timing.hpp"
+#include "mm/tool_io.hpp"
+
+namespace mm::dist {
+
+namespace {
+
+// Per-run times of the job: each run the slowest rank's.
+PhaseStats slowest(const Comm& comm, std::vector<double> t) {
+  comm.allreduce(t.data(), t.size(), Op::max);
+  return summarize(std::move(t));
+}
+
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (int r : v) {
+    if (!s.empty()) s += ' ';
+    s += std::to_string(r);
+  }
+  return s.empty() ? "none" : s;
+}
+
+template <class I, class T>
+std::string describe(const DistCsr<I, T>& a, const DistRead& read) {
+  std::ostringstream s;
+  s << "mmspmv: rank " << a.rank << "/" << a.row_part.parts() << ": rows " << a.row_begin() << ".."
+    << a.row_begin() + a.local_rows() << " (" << a.local_rows() << "), " << a.local_nnz()
+    << " nonzeros (" << a.diag.nnz() << " local, " << a.offd.nnz() << " remote), halo "
+    << a.plan.halo_size() << " from " << a.plan.recv_ranks.size() << " ranks, sends "
+    << a.plan.send_size() << " to " << a.plan.send_ranks.size() << ", neighbours "
+    << join(a.plan.neighbours()) << "; " << read.how << ", " << read.seconds << " s";
+  return s.str();
+}
+
+}  // namespace
+
+int spmv_tool(const Cli& cli) {
+  const Comm& comm = world();
+  const CommonOptions& c = cli.common();
+  const DistOptions o = agree(comm, [&] { return parse_options(cli); });
+  const auto files = cli.positionals("files");
+  const std::string xkind = cli.has("x") ? cli.get<std::string>("x") : "";
+  const double beta = cli.get<double>("beta");
+  if (c.verbose && comm.root())
+    std::cerr << "mmspmv: " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
+              << transport(comm) << "), " << c.threads << " threads each (0: the default), "
+              << "device cpu\n";
+
+  TimingRecord rec("mmspmv");
+  rec.precision(c.precision);
+  // 1. Read: A across the ranks, x and y0 by rank 0 (their headers everywhere).
+  const ReadOptions ropt{c.threads > 0 ? c.threads : omp_get_max_threads(),
+                         ReadOptions{}.chunk_bytes};
+  DistRead a = read_distributed(comm, files[0], ropt);
+  if (comm.root()) {
+    MtxMatrix w;
+    w.read_warnings = a.warnings;
+    warn_read("mmspmv", files[0], w);
+  }
+  std::optional<Input> xin, y0in;
+  if (files.size() == 2) xin = load_on_root(comm, files[1], c, "mmspmv");
+  if (cli.has("y0")) y0in = load_on_root(comm, cli.get<std::string>("y0"), c, "mmspmv");
+  const double read_s =
+      comm.allreduce(a.seconds + (xin ? xin->seconds : 0) + (y0in ? y0in->seconds : 0), Op::max);
+  const MtxHeader h = a.header;
+  if (c.verbose && comm.root())
+    std::cerr << "mmspmv: read " << files[0] << ": " << h.banner().substr(15) << ", " << h.rows
+              << " x " << h.cols << ", " << h.nnz << " stored entries, " << read_s << " s\n";
+  rec.input(files[0], h.rows, h.cols, h.nnz, a.bytes);
+  for (const auto* in : {&xin, &y0in})
+    if (*in)
+      rec.input((*in)->path, (*in)->m.header.rows, (*in)->m.header.cols, (*in)->m.header.nnz,
+                (*in)->bytes);
+  rec.phase("read", read_s);
+  const bool complex = h.field == Field::complex ||
+                       (xin && xin->m.header.field == Field::complex) ||
+                       (y0in && y0in->m.header.field == Field::complex);
+
+  return with_value_type(c.precision, complex, [&]<class T>() {
+    return with_index_type(h.rows, h.cols, h.nnz * 2, [&]<class I>() {
+      // 2. Partition: rows balanced by nonzeros, entries routed to their owners, halo plan.
+      Stopwatch w;
+      Triplets<T> t = to_triplets<T>(a.part);
+      a.part = MtxMatrix{};
+      const Partition rows = balanced_rows(comm, h.rows, t.row);
+      const Partition cols = column_partition(rows, h.rows, h.cols);
+      t = route_to_owners(comm, rows, std::move(t));
+      const DistCsr<I, T> m = build_dist_csr<I, T>(comm, h.rows, h.cols, rows, cols, t);
+      t = Triplets<T>{};
+      const double partition_s = comm.allreduce(w.seconds(), Op::max);
+
+      // x and y0: this rank's blocks.
+      const int me = comm.rank();
+      const std::vector<T> x = xin ? scatter_vector<T>(comm, *xin, h.cols, "x", cols)
+                                   : generated_slice<T>(xkind, cli.get<std::uint64_t>("seed"),
+                                                        cols.begin(me), cols.end(me));
+      const std::vector<T> y0 =
+          y0in ? scatter_vector<T>(comm, *y0in, h.rows, "y0", rows) : std::vector<T>{};
+      if (c.verbose) print_ranked(comm, describe(m, a));
+
+      // 3. The product, timed: every run starts together, each counts as its slowest rank.
+      DistSpmv<I, T> op(comm, m, o.kernel);
+      std::vector<T> y(static_cast<std::size_t>(m.local_rows()));
+      const T alpha = T(cli.get<double>("alpha")), b = T(beta);
+      auto run = [&] { op.apply(x.data(), y.data(), alpha, b, y0.empty() ? nullptr : y0.data()); };
+      for (int i = 0; i < c.warmup; ++i) run();
+      std::vector<double> times, exchange;
+      for (int i = 0; i < c.repeat; ++i) {
+        comm.barrier();
+        Stopwatch t1;
+        run();
+        times.push_back(t1.seconds());
+        exchange.push_back(op.exchange_seconds());
+      }
+      const PhaseStats compute = slowest(comm, times);
+      const PhaseStats exch = slowest(comm, exchange);
+
+      // The whole matrix's work, as the one-process tool counts it; the balance of the ranks.
+      const std::int64_t nnz = comm.allreduce(m.local_nnz(), Op::sum);
+      const std::int64_t max_nnz = comm.allreduce(m.local_nnz(), Op::max);
+      const std::int64_t halo = comm.allreduce(m.plan.halo_size(), Op::sum);
+      const double s = sizeof(T), i = sizeof(I);
+      const double flops = (is_complex_v<T> ? 8.0 : 2.0) * static_cast<double>(nnz);
+      const double bytes = static_cast<double>(nnz) * (s + i) +
+                           static_cast<double>(h.rows + 1) * i + static_cast<double>(h.cols) * s +
+                           static_cast<double>(h.rows) * s * (beta != 0 ? 2 : 1);
+      if (c.verbose && comm.root())
+        std::cerr << "mmspmv: " << to_string(o.kernel) << " on " << comm.size() << " ranks: median "
+                  << compute.median << " s over " << compute.repeats << " runs (halo exchange "
+                  << exch.median << " s outside the overlap)\n";
+
+      // 4. Write: gathered to rank 0, or a file a rank.
+      const double write_s = comm.allreduce(
+          o.per_rank ? write_per_rank(comm, y, rows, c) : write_gathered(comm, y, h.rows, c),
+          Op::max);
+
+      rec.impl(to_string(o.kernel)).work(flops, bytes);
+      rec.phase("partition", partition_s).phase("exchange", exch.median);
+      rec.phase("compute", compute).phase("write", write_s);
+      rec.extra("ranks", comm.size()).extra("transport", transport(comm));
+      rec.extra("partition", "rows");
+      rec.extra(
+          "load_imbalance",
+          nnz > 0 ? static_cast<double>(max_nnz) * comm.size() / static_cast<double>(nnz) : 1.0);
+      rec.extra("halo_values", halo);
+      agree(comm, [&] {
+        if (comm.root()) rec.emit(c.timing);
+      });
+      return 0;
+    });
+  });
+}
+
+}  // namespace mm::dist

@@ -1,0 +1,148 @@
+// Distributed vectors: generated slices, scatter from rank 0, gathered and per-rank output.
+#include "dist/vector.hpp"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/generate_detail.hpp"
+#include "dist/agree.hpp"
+#include "dist/read.hpp"
+#include "instantiate.hpp"
+#include "mm/io.hpp"
+#include "mm/matrix.hpp"
+#include "mm/timing.hpp"
+
+namespace mm::dist {
+
+template <class T>
+std::vector<T> generated_slice(const std::string& kind, std::uint64_t seed, std::int64_t begin,
+                               std::int64_t end) {
+  std::vector<T> v(static_cast<std::size_t>(end - begin));
+  // mmgen's vector kind (generate_structured.cpp): real field, uniform values in [lo, hi) =
+  // [0, 1) drawn from the row's own counter-based stream, so any slice is the same numbers.
+  const std::uint64_t key = gen::stream_key(seed, "vector", gen::Stream::vector);
+  const double lo = 0.0, hi = 1.0;
+  for (std::int64_t i = begin; i < end; ++i) {
+    double x = 1.0;
+    if (kind == "range") {
+      x = static_cast<double>(i + 1);
+    } else if (kind == "random") {
+      gen::Rng r(key, static_cast<std::uint64_t>(i));
+      x = lo + (hi - lo) * r.uniform();
+    }
+    v[static_cast<std::size_t>(i - begin)] = static_cast<T>(x);
+  }
+  return v;
+}
+
+Input load_on_root(const Comm& comm, const std::string& path, const CommonOptions& c,
+                   const char* tool) {
+  Input in;
+  agree(comm, [&] {
+    if (comm.root()) in = load_input(path, c, tool);
+  });
+  in.path = path;
+  bcast_header(comm, in.m.header, 0);
+  in.bytes = comm.bcast(in.bytes, 0);
+  return in;
+}
+
+template <class T>
+std::vector<T> scatter_vector(const Comm& comm, const Input& in, std::int64_t n,
+                              const std::string& what, const Partition& part) {
+  std::vector<T> all;
+  agree(comm, [&] {
+    if (comm.root()) all = vector_values<T>(in, n, what);
+  });
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(part.parts()));
+  for (int r = 0; r < part.parts(); ++r) counts[static_cast<std::size_t>(r)] = part.count(r);
+  return comm.scatterv(all.data(), counts, 0);
+}
+
+template <class T>
+double write_gathered(const Comm& comm, const std::vector<T>& local, std::int64_t rows,
+                      const CommonOptions& c) {
+  Stopwatch w;
+  if (c.quiet) return 0;
+  const std::vector<T> all = gather_vector(comm, local);
+  agree(comm, [&] {
+    if (!comm.root()) return;
+    Dense<T> y(rows, 1);
+    y.data = all;
+    save_output(to_mtx(y), c);
+  });
+  return w.seconds();
+}
+
+std::string per_rank_path(const std::string& output, int rank) {
+  const std::string tag = ".rank" + std::to_string(rank);
+  for (const std::string ext : {".mtx.gz", ".mtx"}) {
+    if (output.size() > ext.size() &&
+        output.compare(output.size() - ext.size(), ext.size(), ext) == 0)
+      return output.substr(0, output.size() - ext.size()) + tag + ext;
+  }
+  return output + tag + ".mtx";
+}
+
+std::string index_path(const std::string& output) {
+  const std::string p = per_rank_path(output, 0);
+  return p.substr(0, p.rfind(".rank0")) + ".index.json";
+}
+
+namespace {
+
+std::string base_name(const std::string& p) {
+  const auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+}  // namespace
+
+template <class T>
+double write_per_rank(const Comm& comm, const std::vector<T>& local, const Partition& part,
+                      const CommonOptions& c) {
+  Stopwatch w;
+  if (c.quiet) return 0;
+  const std::string mine = per_rank_path(c.output, comm.rank());
+  bool written = false;
+  try {
+    agree(comm, [&] {
+      Dense<T> y(static_cast<std::int64_t>(local.size()), 1);
+      y.data = local;
+      write_mtx(mine, to_mtx(y), WriteOptions{c.threads});
+      written = true;
+    });
+    agree(comm, [&] {
+      if (!comm.root()) return;
+      nlohmann::json parts = nlohmann::json::array();
+      for (int r = 0; r < part.parts(); ++r)
+        parts.push_back({{"rank", r},
+                         {"path", base_name(per_rank_path(c.output, r))},
+                         {"row_begin", part.begin(r)},
+                         {"rows", part.count(r)}});
+      const nlohmann::json index = {
+          {"rows", part.n()}, {"cols", 1}, {"ranks", part.parts()}, {"parts", parts}};
+      OutputStream out(index_path(c.output));
+      out.write(index.dump(2) + "\n");
+      out.commit();
+    });
+  } catch (const Failure&) {
+    if (written) unlink(mine.c_str());  // no part left of an output that failed
+    throw;
+  }
+  return w.seconds();
+}
+
+#define MM_DIST_VECTOR(T)                                                                     \
+  template std::vector<T> generated_slice<T>(const std::string&, std::uint64_t, std::int64_t, \
+                                             std::int64_t);                                   \
+  template std::vector<T> scatter_vector<T>(const Comm&, const Input&, std::int64_t,          \
+                                            const std::string&, const Partition&);            \
+  template double write_gathered<T>(const Comm&, const std::vector<T>&, std::int64_t,         \
+                                    const CommonOptions&);                                    \
+  template double write_per_rank<T>(const Comm&, const std::vector<T>&, const Partition&,     \
+                                    const CommonOptions&);
+MM_FOR_VALUE_TYPES(MM_DIST_VECTOR)
+
+}  // namespace mm::dist
