@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
         "mmspmv A.mtx x.mtx -o y.mtx\n"
         "mmgen poisson2d --n 1000 | mmspmv - --x ones | mmcheck info -\n"
         "mmspmv A.mtx --x random --seed 3 --impl cpu-sym --repeat 10 --warmup 2 -q --timing -\n"
-        "mmspmv A.mtx x.mtx --alpha 2 --beta -1 --y0 y.mtx");
+        "mmspmv A.mtx x.mtx --alpha 2 --beta -1 --y0 y.mtx\n"
+        "mpirun -np 4 mmspmv A.mtx --x ones -o y.mtx");
     cli.compute().positional("files", -1);
     cli.options()("x", mm::po::value<std::string>(),
                   "x generated as mmgen vector --kind makes it: ones, random (uniform in [0,1)) "

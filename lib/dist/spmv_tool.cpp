@@ -60,8 +60,8 @@ int spmv_tool(const Cli& cli) {
   const double beta = cli.get<double>("beta");
   if (c.verbose && comm.root())
     std::cerr << "mmspmv: " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
-              << transport(comm) << "), " << c.threads << " threads each (0: the default), "
-              << "device cpu\n";
+              << transport(comm) << "), " << omp_get_max_threads()
+              << " OpenMP threads a rank, on the CPU\n";
 
   TimingRecord rec("mmspmv");
   rec.precision(c.precision);
