@@ -13,6 +13,19 @@ checks=0
 # a GPU to run them on is a separate question (nvidia-smi).
 cuda_built=$(mmspmv --list-impls | awk '$2 == "cuda" {f = 1} END {if (f) print 1}')
 
+# mpi_run NP CMD...: CMD as NP ranks under mpirun (MM_MPIEXEC, set by CTest when the tools are
+# built with MPI: mpirun and its flags; for Open MPI --oversubscribe, as CI has 2 cores, and -q,
+# so that a tool's one message is all its stderr holds). Open MPI refuses root unless told; one
+# OpenMP thread a rank. A job whose ranks fail ends at once, not after Open MPI's 1 s grace
+# between SIGTERM and SIGKILL for ranks that have exited anyway.
+mpi_run() {
+  local np=$1
+  shift
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
+    OMPI_MCA_odls_base_sigkill_timeout=0 \
+    ${MM_MPIEXEC:?built without MPI} -n "$np" "$@"
+}
+
 pass() { checks=$((checks + 1)); echo "ok: $*"; }
 fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
 
