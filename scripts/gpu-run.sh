@@ -19,6 +19,8 @@ rm -rf "$out" && mkdir -p "$out"
 [[ -f $carry/bin.tar.xz && ! -d $carry/bin ]] && tar -xJf "$carry/bin.tar.xz" -C "$carry"
 [[ -f $carry/base.tar.xz && ! -d $carry/base ]] && tar -xJf "$carry/base.tar.xz" -C "$carry"
 export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The carried Open MPI only where the machine has none (pack-for-device.sh).
+ldconfig -p | grep -q 'libmpi\.so\.40 ' || LD_LIBRARY_PATH+=":$carry/lib-mpi"
 export MM_BIN="$carry/bin" MM_ROOT="$root" MM_PYTHON=${MM_PYTHON:-python3}
 B=$MM_BIN
 summary=$out/summary.txt

@@ -22,6 +22,16 @@ for lib in libgomp.so.1 libumfpack.so.5 libamd.so.2 libcholmod.so.3 libsuitespar
     [[ -e $d/$lib ]] && { cp -L "$d/$lib" "$root/.carry/lib/"; break; }
   done
 done
+# Open MPI (tools built with MPI link libmpi; MPI starts only under mpirun), apart: gpu-run.sh
+# uses these only where the GPU machine has no libmpi.so.40 of its own, so that its own Open
+# MPI and mpirun, when present, stay together.
+mkdir -p "$root/.carry/lib-mpi"
+for lib in libmpi.so.40 libopen-rte.so.40 libopen-pal.so.40 libhwloc.so.15 \
+           libevent_core-2.1.so.7 libevent_pthreads-2.1.so.7; do
+  for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu; do
+    [[ -e $d/$lib ]] && { cp -L "$d/$lib" "$root/.carry/lib-mpi/"; break; }
+  done
+done
 git -C "$root" rev-parse --short HEAD > "$root/.carry/COMMIT"
 if [[ -n ${BASE_BUILD:-} ]]; then
   mkdir -p "$root/.carry/base"
