@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <random>
+#include <string>
 
 #include "mm/error.hpp"
 
@@ -133,12 +135,58 @@ std::string read_all(const std::string& path) {
 }
 
 // ---------------------------------------------------------------- output
+//
+// How a file target is written (issue 14: nothing left behind, even by kill -9):
+// - The data goes into an unnamed file, open(DIR, O_TMPFILE) in the target's directory: a
+//   process killed at any point while writing leaves nothing, since the kernel frees an
+//   unnamed inode with its last descriptor.
+// - commit() gives it a name only when it is complete. linkat(fd, "", ..., AT_EMPTY_PATH)
+//   would need CAP_DAC_READ_SEARCH, so it links /proc/self/fd/N (AT_SYMLINK_FOLLOW), which
+//   any user may. A link never replaces a name: a new target is linked straight to its name
+//   (atomic, no window at all); an existing one is linked to a temporary name beside it and
+//   renamed over the target. Between that link and the rename (two system calls) a kill -9
+//   would leave the complete file under the temporary name; SIGINT, SIGTERM and SIGHUP there
+//   remove it (it is registered like the fallback's temporary). Linux has no call that links
+//   an unnamed file over an existing name, so this window cannot be closed.
+// - Where the filesystem lacks O_TMPFILE (EOPNOTSUPP; EISDIR from kernels before 3.11;
+//   EINVAL) or /proc is not mounted, the fallback is a named temporary file (mkostemp)
+//   renamed on commit, as before: a kill -9 mid-write leaves that temporary behind.
+// Either way the file gets the mode of a newly created one (0666 less the umask), whatever
+// the mode of a target it replaces.
+
+namespace {
+
+std::string proc_fd_path(int fd) {
+  return "/proc/self/fd/" + std::to_string(fd);
+}
+
+// Whether /proc/self/fd/FD names FD's file, so that commit() can link it.
+bool proc_fd_links(int fd) {
+  struct stat a;
+  struct stat b;
+  return fstat(fd, &a) == 0 && stat(proc_fd_path(fd).c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+// DIR + ".BASE.mmtmp.XXXXXX" with six random letters (the fallback's mkostemp pattern).
+std::string temp_name(const std::string& dir, const std::string& base) {
+  static constexpr char kLetters[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device rd;
+  std::string s = dir + "." + base + ".mmtmp.";
+  for (int i = 0; i < 6; ++i) s += kLetters[rd() % (sizeof(kLetters) - 1)];
+  return s;
+}
+
+}  // namespace
 
 struct OutputStream::Impl {
   int fd = -1;
   bool is_stdout = false;
+  bool unnamed = false;  // O_TMPFILE: no name until commit() links it
   gzFile gz = nullptr;
-  std::string temp;
+  std::string dir, base;  // the target's directory ("" for the current one) and file name
+  std::string temp;       // a named temporary: the fallback's, or the link before the rename
   int slot = -1;
   std::string buf;
   bool committed = false;
@@ -173,6 +221,54 @@ struct OutputStream::Impl {
     if (!buf.empty()) raw_write(buf.data(), buf.size(), name);
     buf.clear();
   }
+
+  // Opens the unnamed file, or the fallback's named one.
+  void create(const std::string& path) {
+    fd = open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd >= 0 && proc_fd_links(fd)) {
+      unnamed = true;
+      return;
+    }
+    const bool unsupported = fd >= 0 || errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL;
+    if (fd >= 0) close(fd);
+    if (!unsupported)
+      throw DeviceError("cannot create a file beside " + path + ": " + errno_text());
+    std::string tmpl = dir + "." + base + ".mmtmp.XXXXXX";
+    fd = mkostemp(tmpl.data(), O_CLOEXEC);
+    if (fd < 0) throw DeviceError("cannot create a file beside " + path + ": " + errno_text());
+    temp = tmpl;
+    slot = register_temp(tmpl);
+  }
+
+  // Names the complete unnamed file PATH (see the top of this section).
+  void link_into_place(const std::string& path) {
+    const std::string src = proc_fd_path(fd);
+    if (linkat(AT_FDCWD, src.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
+    if (errno != EEXIST) throw DeviceError("cannot link output to " + path + ": " + errno_text());
+    for (int tries = 0;; ++tries) {
+      temp = temp_name(dir, base);
+      slot = register_temp(temp);  // before the link: a signal right after it removes it
+      if (linkat(AT_FDCWD, src.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) break;
+      const int err = errno;
+      unregister_temp(slot);
+      slot = -1;
+      temp.clear();
+      if (err != EEXIST || tries == 100)
+        throw DeviceError("cannot create a file beside " + path + ": " + std::strerror(err));
+    }
+    rename_temp(path);
+  }
+
+  void rename_temp(const std::string& path) {
+    if (rename(temp.c_str(), path.c_str()) != 0) {
+      const std::string err = errno_text();
+      unlink(temp.c_str());
+      throw DeviceError("cannot rename output to " + path + ": " + err);
+    }
+    temp.clear();
+    unregister_temp(slot);
+    slot = -1;
+  }
 };
 
 OutputStream::OutputStream(const std::string& path) : impl_(std::make_unique<Impl>()), path_(path) {
@@ -182,19 +278,17 @@ OutputStream::OutputStream(const std::string& path) : impl_(std::make_unique<Imp
     impl_->is_stdout = true;
   } else {
     const auto slash = path.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-    if (base.empty()) throw UsageError("output path '" + path + "' names a directory");
-    std::string tmpl = (slash == std::string::npos ? "" : dir) + "." + base + ".mmtmp.XXXXXX";
-    impl_->fd = mkostemp(tmpl.data(), O_CLOEXEC);
-    if (impl_->fd < 0)
-      throw DeviceError("cannot create a file beside " + path + ": " + errno_text());
-    impl_->temp = tmpl;
-    impl_->slot = register_temp(tmpl);
+    impl_->dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    impl_->base = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (impl_->base.empty()) throw UsageError("output path '" + path + "' names a directory");
+    impl_->create(path);
     if (ends_with(path, ".gz")) {
       const int gfd = dup(impl_->fd);
       impl_->gz = gfd >= 0 ? gzdopen(gfd, "wb1") : nullptr;
-      if (!impl_->gz) throw DeviceError("cannot start gzip output for " + path);
+      if (!impl_->gz) {
+        if (gfd >= 0) close(gfd);
+        throw DeviceError("cannot start gzip output for " + path);
+      }
       gzbuffer(impl_->gz, 1 << 20);
     }
   }
@@ -204,7 +298,7 @@ OutputStream::OutputStream(const std::string& path) : impl_(std::make_unique<Imp
 OutputStream::~OutputStream() {
   if (impl_->committed || impl_->is_stdout) return;
   if (impl_->gz) gzclose(impl_->gz);
-  if (impl_->fd >= 0) close(impl_->fd);
+  if (impl_->fd >= 0) close(impl_->fd);  // an unnamed file is gone with it
   if (!impl_->temp.empty()) unlink(impl_->temp.c_str());
   unregister_temp(impl_->slot);
 }
@@ -231,6 +325,17 @@ void OutputStream::commit() {
     impl_->gz = nullptr;
     if (rc != Z_OK) throw DeviceError("cannot finish gzip output " + path_);
   }
+  // Every close() flushes (a network filesystem reports delayed write errors there): the data
+  // is checked before the file gets its name.
+  if (impl_->unnamed) {
+    const int d = dup(impl_->fd);
+    if (d < 0 || close(d) != 0) throw DeviceError("cannot write " + path_ + ": " + errno_text());
+    impl_->link_into_place(path_);  // FD stays open for it
+    impl_->committed = true;
+    close(impl_->fd);  // checked above through the duplicate; the name, once given, stays
+    impl_->fd = -1;
+    return;
+  }
   const mode_t mask = umask(0);
   umask(mask);
   if (fchmod(impl_->fd, 0666 & ~mask) != 0)
@@ -238,9 +343,7 @@ void OutputStream::commit() {
   const int fd = impl_->fd;
   impl_->fd = -1;
   if (close(fd) != 0) throw DeviceError("cannot write " + path_ + ": " + errno_text());
-  if (rename(impl_->temp.c_str(), path_.c_str()) != 0)
-    throw DeviceError("cannot rename output to " + path_ + ": " + errno_text());
-  unregister_temp(impl_->slot);
+  impl_->rename_temp(path_);
   impl_->committed = true;
 }
 

@@ -29,9 +29,11 @@ class InputStream {
   long long size_hint_ = -1;
 };
 
-// Output to PATH through a temporary file beside it, renamed on commit(); "-" is
-// standard output; a ".gz" path is compressed. Destroyed without commit() (an
-// exception, a failure), the temporary file is removed and the target untouched.
+// Output to PATH, written into an unnamed file in its directory (O_TMPFILE) that commit()
+// links into place, so that even kill -9 leaves neither a partial target nor a stray file;
+// where the filesystem lacks O_TMPFILE, into a named temporary file beside it, renamed on
+// commit(). "-" is standard output; a ".gz" path is compressed. Destroyed without commit()
+// (an exception, a failure), the target is untouched and nothing is left behind.
 class OutputStream {
  public:
   explicit OutputStream(const std::string& path);
@@ -49,7 +51,7 @@ class OutputStream {
   std::string path_;
 };
 
-// Ignores SIGPIPE (a closed pipe then ends the tool quietly) and removes live
+// Ignores SIGPIPE (a closed pipe then ends the tool quietly) and removes live named
 // temporary output files on SIGINT, SIGTERM and SIGHUP.
 void install_signal_cleanup();
 

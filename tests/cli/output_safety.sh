@@ -6,6 +6,14 @@ mkdir -p "$TMP/dst"
 big=(sparse --rows 400000 --cols 400000 --nnz-per-row 16 --seed 5)
 
 leftovers() { find "$TMP/dst" -name '.*.mmtmp.*' | wc -l; }
+# writing PID: PID holds a file in $TMP/dst open with data in it (named or not: O_TMPFILE).
+writing() {
+  local fd
+  for fd in /proc/"$1"/fd/*; do
+    [[ $(readlink "$fd" 2>/dev/null) == "$TMP/dst/"* && $(stat -L -c %s "$fd" 2>/dev/null || echo 0) -gt 0 ]] && return 0
+  done
+  return 1
+}
 
 # A good run replaces the target atomically.
 echo "old contents" > "$TMP/dst/a.mtx"
@@ -36,7 +44,7 @@ expect_stderr "No space left on device"
 for sig in TERM INT; do
   mmgen "${big[@]}" --threads 1 -o "$TMP/dst/a.mtx" 2>/dev/null &
   pid=$!
-  for _ in $(seq 100); do [[ $(leftovers) != 0 ]] && break; sleep 0.02; done
+  for _ in $(seq 100); do writing "$pid" && break; sleep 0.02; done
   kill -"$sig" "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   same_files "$TMP/dst/a.mtx" "$TMP/keep.mtx"
