@@ -31,20 +31,22 @@ while IFS=$'\t' read -r file line fragment; do
   [[ -z $file || $file == \#* ]] && continue
   listed=$((listed + 1))
   f="$BAD/$file"
+  at=":$line"
+  [[ $line == 0 ]] && at=""  # a read error names no line
 
   # By path, and on standard input.
   code=0
   mmcheck validate "$f" >"$TMP/stdout" 2>"$TMP/err" || code=$?
-  check_error "mmcheck validate $file" "$code" "mmcheck: $f:$line: " "$fragment"
+  check_error "mmcheck validate $file" "$code" "mmcheck: $f$at: " "$fragment"
   code=0
   mmcheck validate - <"$f" >"$TMP/stdout" 2>"$TMP/err" || code=$?
-  check_error "mmcheck validate - < $file" "$code" "mmcheck: <stdin>:$line: " "$fragment"
+  check_error "mmcheck validate - < $file" "$code" "mmcheck: <stdin>$at: " "$fragment"
 
   # No output and no temporary file after bad input.
   rm -f "$TMP/out/b.mtx"
   code=0
   mmgen rhs "$f" -o "$TMP/out/b.mtx" >"$TMP/stdout" 2>"$TMP/err" || code=$?
-  check_error "mmgen rhs $file" "$code" "mmgen: $f:$line: " "$fragment"
+  check_error "mmgen rhs $file" "$code" "mmgen: $f$at: " "$fragment"
   if [[ ! -e $TMP/out/b.mtx && $(leftovers) == 0 ]]; then pass "mmgen rhs $file left nothing"; else
     fail "mmgen rhs $file left: $(ls -A "$TMP/out")"; fi
 

@@ -48,6 +48,11 @@ std::vector<Expected> expected() {
   return v;
 }
 
+// How an error names PATH and LINE: "PATH:LINE: ", or "PATH: " for line 0 (a read error).
+std::string where(const std::string& path, std::int64_t line) {
+  return line > 0 ? path + ":" + std::to_string(line) + ": " : path + ": ";
+}
+
 // The error message of reading PATH, or "" when it reads without error.
 std::string error_of(const std::string& path, const ReadOptions& opt) {
   try {
@@ -90,7 +95,7 @@ TEST(BadInputs, EveryFixtureIsRefusedAtItsLine) {
       ADD_FAILURE() << e.file << " was accepted";
       continue;
     }
-    const std::string head = path + ":" + std::to_string(e.line) + ": ";
+    const std::string head = where(path, e.line);
     EXPECT_EQ(msg.substr(0, head.size()), head) << e.file << ": " << msg;
     EXPECT_NE(msg.find(e.fragment), std::string::npos)
         << e.file << ": '" << msg << "' lacks '" << e.fragment << "'";
@@ -117,8 +122,7 @@ TEST(BadInputs, EveryFixtureIsRefusedWhenStrictToo) {
     ReadOptions strict{1, std::size_t{1} << 20};
     strict.strict = true;
     const std::string msg = error_of(path, strict);
-    EXPECT_EQ(msg.substr(0, path.size() + std::to_string(e.line).size() + 3),
-              path + ":" + std::to_string(e.line) + ": ")
+    EXPECT_EQ(msg.substr(0, where(path, e.line).size()), where(path, e.line))
         << e.file << ": " << msg;
   }
 }

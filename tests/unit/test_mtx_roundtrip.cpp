@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "mm/error.hpp"
@@ -12,6 +14,11 @@
 
 namespace mm {
 namespace {
+
+std::string read_all_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 class TempDir {
  public:
@@ -108,6 +115,28 @@ TEST(OutputStream, GzipIsCompressedAndReadBack) {
   }
   EXPECT_LT(std::filesystem::file_size(target), big.size() / 10);
   EXPECT_EQ(read_all(target), big);
+}
+
+// zlib's gzread returns what it decoded from gzip data cut short and then a plain end: the
+// reader must refuse such a file wherever it is cut (in the gzip header, the data, the trailer).
+TEST(InputStream, TruncatedGzipIsBadInputWhereverItIsCut) {
+  TempDir dir;
+  const std::string whole = dir / "whole.mtx.gz";
+  {
+    OutputStream o(whole);
+    o.write("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 2.5\n3 2 1.23456789\n");
+    o.commit();
+  }
+  const std::string bytes = read_all_bytes(whole);
+  ASSERT_GT(bytes.size(), 20u);
+  for (std::size_t keep = 2; keep < bytes.size(); ++keep) {
+    SCOPED_TRACE(keep);
+    const std::string cut = dir / "cut.mtx.gz";
+    {
+      std::ofstream(cut, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(keep));
+    }
+    EXPECT_THROW(read_mtx(cut), InputError);
+  }
 }
 
 TEST(InputStream, MissingFileIsBadInput) {
