@@ -263,14 +263,23 @@ struct OutputStream::Impl {
   }
 
   void rename_temp(const std::string& path) {
-    if (rename(temp.c_str(), path.c_str()) != 0) {
-      const std::string err = errno_text();
-      unlink(temp.c_str());
-      throw DeviceError("cannot rename output to " + path + ": " + err);
-    }
+    const bool ok = rename(temp.c_str(), path.c_str()) == 0;
+    const std::string err = ok ? "" : errno_text();
+    if (!ok) unlink(temp.c_str());
     temp.clear();
     unregister_temp(slot);
     slot = -1;
+    if (!ok) throw DeviceError("cannot rename output to " + path + ": " + err);
+  }
+
+  // Not committed (an exception, a failure, a constructor that threw): the target stays
+  // untouched and nothing is left (an unnamed file is gone with its descriptor).
+  ~Impl() {
+    if (committed || is_stdout) return;
+    if (gz) gzclose(gz);
+    if (fd >= 0) close(fd);
+    if (!temp.empty()) unlink(temp.c_str());
+    unregister_temp(slot);
   }
 };
 
@@ -298,13 +307,7 @@ OutputStream::OutputStream(const std::string& path) : impl_(std::make_unique<Imp
   impl_->buf.reserve(1 << 20);
 }
 
-OutputStream::~OutputStream() {
-  if (impl_->committed || impl_->is_stdout) return;
-  if (impl_->gz) gzclose(impl_->gz);
-  if (impl_->fd >= 0) close(impl_->fd);  // an unnamed file is gone with it
-  if (!impl_->temp.empty()) unlink(impl_->temp.c_str());
-  unregister_temp(impl_->slot);
-}
+OutputStream::~OutputStream() = default;
 
 void OutputStream::write(std::string_view bytes) {
   if (impl_->buf.size() + bytes.size() > (1u << 20)) {
