@@ -99,7 +99,7 @@ commas() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
 # Units and KB of a folder.
 corpus_size() {
   local d=$1
-  echo "$(find "$d" -type f | wc -l) units, $(( ($(du -sb "$d" | cut -f1) + 1023) / 1024 )) KB"
+  echo "$(find "$d" -type f | wc -l) units, $((($(find "$d" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }') + 1023) / 1024)) KB"
 }
 
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
