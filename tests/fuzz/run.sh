@@ -4,20 +4,22 @@
 # matrices and the bad fixtures; prints one summary row per target for README's runs table.
 #
 #   tests/fuzz/run.sh SECONDS [TARGET...]     (TARGET: reader stream array header; default all)
+#   tests/fuzz/run.sh build                   (only build $FUZZ_DIR/bin, to carry elsewhere)
 #
 # Environment:
 #   JOBS=N      fuzzing processes per target (libFuzzer -fork=N; default 1). CPU time is
 #               SECONDS x JOBS: one CPU-hour is `run.sh 3600` or `JOBS=16 run.sh 225`.
 #   SPLIT=each  every target fuzzes SECONDS (default: SECONDS shared evenly, one after another)
 #   MERGE=1     replace tests/fuzz/corpus/<target>/ by the minimised corpus of the run
-#   FUZZ_DIR    work folder outside the repository (default /tmp/mmfuzz): build, seeds,
-#               the run's new inputs, artifacts/<run>/<target>/ (findings), logs
+#   FUZZ_DIR    work folder outside the repository or ignored by git (default /tmp/mmfuzz):
+#               bin (with the libomp it needs), seeds, the run's new inputs,
+#               artifacts/<run>/<target>/ (findings), logs
 #   CXX         clang++ (default)
 #   NO_BUILD=1  use the targets already in $FUZZ_DIR/bin (built here, run on another machine)
 # Exit status: 0 when no target found anything, 1 otherwise (the artifacts are listed).
 set -euo pipefail
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
-[[ $# -ge 1 && $1 =~ ^[0-9]+$ && $1 -gt 0 ]] || usage
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -ge 1 && ($1 == build || ($1 =~ ^[0-9]+$ && $1 -gt 0)) ]] || usage
 total=$1
 shift
 targets=("$@")
@@ -26,12 +28,23 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${FUZZ_DIR:-/tmp/mmfuzz}
 jobs=${JOBS:-1}
 cxx=${CXX:-clang++}
-case $work/ in "$root"/*) echo "run.sh: FUZZ_DIR must be outside the repository" >&2; exit 2 ;; esac
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+case $work/ in "$root"/*)
+  git -C "$root" check-ignore -q "$work" ||
+    { echo "run.sh: FUZZ_DIR must be outside the repository or ignored by git" >&2; exit 2; } ;;
+esac
 for t in "${targets[@]}"; do
   [[ -f $root/tests/fuzz/fuzz_mtx_$t.cpp ]] || { echo "run.sh: no target '$t'" >&2; usage; }
 done
-if [[ ${SPLIT:-total} == each ]]; then per=$total; else per=$((total / ${#targets[@]})); fi
-((per >= 10)) || { echo "run.sh: $per s a target is too short" >&2; exit 2; }
+if [[ $total == build ]]; then
+  per=0
+elif [[ ${SPLIT:-total} == each ]]; then
+  per=$total
+else
+  per=$((total / ${#targets[@]}))
+fi
+[[ $total == build ]] || ((per >= 10)) || { echo "run.sh: $per s a target is too short" >&2; exit 2; }
 
 # Longest input a target tries: short inputs keep the executions fast and the corpus small;
 # 1-byte chunks still cut them in many pieces.
@@ -51,10 +64,15 @@ build() {
   pids=()
   for t in "${targets[@]}"; do
     "$cxx" "${flags[@]}" -fsanitize=fuzzer "$root/tests/fuzz/fuzz_mtx_$t.cpp" "$obj"/*.o -lz \
-      -o "$work/bin/fuzz_mtx_$t" &
+      -Wl,-rpath,'$ORIGIN/lib' -o "$work/bin/fuzz_mtx_$t" &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
+  # clang's OpenMP runtime beside the binaries, so that bin/ runs on a machine without clang.
+  local omp
+  omp=$(ldd "$work/bin/fuzz_mtx_${targets[0]}" | awk '/libomp/ { print $3 }')
+  mkdir -p "$work/bin/lib"
+  [[ -z $omp ]] || cp -L "$omp" "$work/bin/lib/"
 }
 
 # ---- seeds: the bundled matrices and the bad fixtures, in each target's input format.
@@ -113,6 +131,7 @@ else
   echo "run.sh: building into $work/bin with $cxx"
   build
 fi
+[[ $total != build ]] || exit 0
 mkdir -p "$work/logs"
 rows=()
 found=0
