@@ -315,7 +315,8 @@ class FdFile {
   std::string path_;
 };
 
-// A scratch folder of this process for files the targets write (removed at exit).
+// A scratch folder of this process for files the targets write, in TMPDIR (removed at a
+// normal exit; run.sh empties its TMPDIR of those that fork jobs leave).
 inline const std::string& scratch_dir() {
   static const std::string dir = [] {
     const char* base = std::getenv("TMPDIR");

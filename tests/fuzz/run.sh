@@ -132,7 +132,10 @@ else
   build
 fi
 [[ $total != build ]] || exit 0
-mkdir -p "$work/logs"
+mkdir -p "$work/logs" "$work/tmp"
+# libFuzzer's fork folders and the targets' scratch folders (fork jobs end without running
+# exit handlers, so theirs stay): kept under FUZZ_DIR, emptied after each target.
+export TMPDIR=$work/tmp
 rows=()
 found=0
 for t in "${targets[@]}"; do
@@ -148,6 +151,7 @@ for t in "${targets[@]}"; do
     -dict="$root/tests/fuzz/mtx.dict" -artifact_prefix="$art/" -print_final_stats=1 \
     "$new" "$root/tests/fuzz/corpus/$t" "$work/seeds/$t") > "$log" 2>&1 || true
   secs=$(($(date +%s) - start))
+  rm -rf "${TMPDIR:?}"/mmfuzz.*
   last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
   execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")
   cov=$(sed -E 's/.* cov: ([0-9]+) ft: ([0-9]+) .*/cov \1, ft \2/' <<<"$last")
