@@ -187,6 +187,7 @@ struct OutputStream::Impl {
   int fd = -1;
   bool is_stdout = false;
   bool unnamed = false;  // O_TMPFILE: no name until commit() links it
+  bool direct = false;   // an existing device, FIFO or socket (/dev/null): written in place
   gzFile gz = nullptr;
   std::string dir, base;  // the target's directory ("" for the current one) and file name
   std::string temp;       // a named temporary: the fallback's, or the link before the rename
@@ -276,6 +277,11 @@ struct OutputStream::Impl {
   // untouched and nothing is left (an unnamed file is gone with its descriptor).
   ~Impl() {
     if (committed || is_stdout) return;
+    if (direct) {
+      if (gz) gzclose(gz);
+      if (fd >= 0) close(fd);
+      return;
+    }
     if (gz) gzclose(gz);
     if (fd >= 0) close(fd);
     if (!temp.empty()) unlink(temp.c_str());
@@ -293,7 +299,16 @@ OutputStream::OutputStream(const std::string& path) : impl_(std::make_unique<Imp
     impl_->dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
     impl_->base = slash == std::string::npos ? path : path.substr(slash + 1);
     if (impl_->base.empty()) throw UsageError("output path '" + path + "' names a directory");
-    impl_->create(path);
+    // A device or FIFO is written in place (a temporary renamed over /dev/null would replace
+    // the device with a plain file); there is nothing atomic to keep.
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+      impl_->fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      if (impl_->fd < 0) throw DeviceError("cannot open output " + path + ": " + errno_text());
+      impl_->direct = true;
+    } else {
+      impl_->create(path);
+    }
     if (ends_with(path, ".gz")) {
       const int gfd = dup(impl_->fd);
       impl_->gz = gfd >= 0 ? gzdopen(gfd, "wb1") : nullptr;
@@ -330,6 +345,13 @@ void OutputStream::commit() {
     const int rc = gzclose(impl_->gz);
     impl_->gz = nullptr;
     if (rc != Z_OK) throw DeviceError("cannot finish gzip output " + path_);
+  }
+  if (impl_->direct) {
+    const int fd = impl_->fd;
+    impl_->fd = -1;
+    impl_->committed = true;
+    if (close(fd) != 0) throw DeviceError("cannot write " + path_ + ": " + errno_text());
+    return;
   }
   // Every close() flushes (a network filesystem reports delayed write errors there): the data
   // is checked before the file gets its name.

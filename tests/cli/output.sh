@@ -146,4 +146,16 @@ wait "$pid" 2>/dev/null || true
   pass "fallback: kill -9 leaves its named temporary (why O_TMPFILE is preferred)" ||
   fail "fallback: after kill -9 $D holds '$(listing)'"
 
+# A device or FIFO as the target is written in place, never replaced by a plain file (root
+# could otherwise turn /dev/null into a regular file).
+mmgen identity --n 3 -o /dev/null
+[[ -c /dev/null ]] && pass "-o /dev/null leaves /dev/null a device" || fail "-o /dev/null replaced it"
+mkfifo "$TMP/fifo"
+cat "$TMP/fifo" > "$TMP/from_fifo" &
+reader=$!
+mmgen identity --n 3 -o "$TMP/fifo"
+wait "$reader"
+[[ -p $TMP/fifo ]] && cmp -s "$TMP/from_fifo" <(mmgen identity --n 3) &&
+  pass "-o FIFO: written through the FIFO, which stays one" || fail "-o FIFO: $(ls -l "$TMP/fifo")"
+
 finish
