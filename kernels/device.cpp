@@ -1,6 +1,8 @@
 // --device resolution, shared by every tool.
 #include "device.hpp"
+#include "device_memory.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "mm/error.hpp"
@@ -13,6 +15,12 @@ bool g_auto = true;  // until a tool resolves --device: library users pick freel
 
 bool device_was_auto() {
   return g_auto;
+}
+
+std::int64_t device_budget(Device device, std::int64_t max_memory) {
+  if (device != Device::cuda) return -1;
+  const std::int64_t free = cuda_free_memory();
+  return max_memory >= 0 ? std::min(free, max_memory) : free;
 }
 
 Device resolve_device(const std::string& requested, bool verbose, const char* tool) {

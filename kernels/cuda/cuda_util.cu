@@ -3,6 +3,7 @@
 
 #include "cuda/cuda_util.cuh"
 #include "mm/error.hpp"
+#include "mm/memory.hpp"
 
 namespace mm::cuda {
 
@@ -12,21 +13,45 @@ namespace {
   s << call << " failed: " << what << " (" << file << ":" << line << ")";
   throw DeviceError(s.str());
 }
+
+// "F free of T" on the current GPU, for out-of-memory messages ("" when it cannot be asked).
+std::string free_of_total() {
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return "";
+  }
+  return format_bytes(static_cast<double>(free)) + " free of " +
+         format_bytes(static_cast<double>(total));
+}
+
+// An allocation inside CALL failed: exit 4 in the form of a failed host allocation.
+[[noreturn]] void fail_memory(const char* call, const char* file, int line) {
+  std::ostringstream s;
+  s << "out of device memory: " << call << " failed (" << file << ":" << line << ")";
+  const std::string f = free_of_total();
+  s << (f.empty() ? " (" : "; " + f + " (") << "--max-memory to change)";
+  throw DeviceError(s.str());
+}
 }  // namespace
 
 void check(cudaError_t e, const char* call, const char* file, int line) {
   if (e != cudaSuccess) {
     cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation) fail_memory(call, file, line);
     fail(cudaGetErrorString(e), call, file, line);
   }
 }
 void check(cublasStatus_t s, const char* call, const char* file, int line) {
+  if (s == CUBLAS_STATUS_ALLOC_FAILED) fail_memory(call, file, line);
   if (s != CUBLAS_STATUS_SUCCESS) fail(cublasGetStatusString(s), call, file, line);
 }
 void check(cusparseStatus_t s, const char* call, const char* file, int line) {
+  if (s == CUSPARSE_STATUS_ALLOC_FAILED) fail_memory(call, file, line);
   if (s != CUSPARSE_STATUS_SUCCESS) fail(cusparseGetErrorString(s), call, file, line);
 }
 void check(cusolverStatus_t s, const char* call, const char* file, int line) {
+  if (s == CUSOLVER_STATUS_ALLOC_FAILED) fail_memory(call, file, line);
   if (s != CUSOLVER_STATUS_SUCCESS)
     fail("cuSOLVER status " + std::to_string(static_cast<int>(s)), call, file, line);
 }
@@ -36,10 +61,9 @@ void* device_allocate(std::size_t bytes) {
   const cudaError_t e = cudaMalloc(&p, bytes);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
-    std::size_t free = 0, total = 0;
-    cudaMemGetInfo(&free, &total);
-    throw DeviceError("out of device memory: asked " + std::to_string(bytes) + " bytes, " +
-                      std::to_string(free) + " free of " + std::to_string(total));
+    const std::string f = free_of_total();
+    throw DeviceError("out of device memory: asked " + format_bytes(static_cast<double>(bytes)) +
+                      (f.empty() ? "" : ", " + f) + " (--max-memory to change)");
   }
   check(e, "cudaMalloc", __FILE__, __LINE__);
   return p;

@@ -6,6 +6,7 @@
 
 #include "cuda/cuda_util.cuh"
 #include "device.hpp"
+#include "device_memory.hpp"
 
 namespace mm {
 
@@ -30,6 +31,12 @@ GpuInfo cuda_devices() {
   g.count = n;
   g.name = p.name;
   return g;
+}
+
+std::int64_t cuda_free_memory() {
+  std::size_t free = 0, total = 0;
+  MM_CUDA(cudaMemGetInfo(&free, &total));
+  return static_cast<std::int64_t>(free);
 }
 
 double cuda_copy_gbps(std::size_t bytes, int repeat) {

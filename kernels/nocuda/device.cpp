@@ -1,5 +1,6 @@
 // Device discovery for a build without the CUDA backend (the twin of kernels/cuda/device.cu).
 #include "device.hpp"
+#include "device_memory.hpp"
 #include "mm/error.hpp"
 
 namespace mm {
@@ -8,6 +9,10 @@ GpuInfo cuda_devices() {
   GpuInfo g;
   g.reason = "built without CUDA (MM_WITH_CUDA=OFF or no nvcc)";
   return g;
+}
+
+std::int64_t cuda_free_memory() {
+  throw DeviceError("built without CUDA");
 }
 
 double cuda_copy_gbps(std::size_t, int) {

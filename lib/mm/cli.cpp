@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "mm/error.hpp"
+#include "mm/memory.hpp"
 
 #ifndef MM_VERSION
 #define MM_VERSION "0.0.0"
@@ -37,7 +38,11 @@ Cli::Cli(std::string tool, std::string usage, std::string description, std::stri
       "append a JSON timing record to this path ('-': standard error)")(
       "quiet,q", po::bool_switch(&common_.quiet), "write no matrix output (timing runs)")(
       "verbose,v", po::bool_switch(&common_.verbose),
-      "say what is done, with times, on standard error");
+      "say what is done, with times, on standard error")(
+      "max-memory", po::value<std::string>(&max_memory_text_)->value_name("SIZE"),
+      "memory budget, e.g. 8G, 512M (K, M, G, T: powers of 1024): a plan over it is refused "
+      "(exit 4) before allocating; also caps the GPU's (default: the memory available, "
+      "MemAvailable and the cgroup limit; on the GPU its free memory)");
 }
 
 Cli& Cli::compute() {
@@ -113,7 +118,7 @@ std::string Cli::help() const {
        "  1  a check failed or a solver did not converge\n"
        "  2  usage error\n"
        "  3  bad input (malformed file, mismatched dimensions)\n"
-       "  4  device or resource error (no GPU for --device cuda, out of memory)\n"
+       "  4  device or resource error (no GPU for --device cuda, out of memory, over the budget)\n"
        "  5  numerical breakdown (singular matrix, zero pivot)\n";
   return s.str();
 }
@@ -142,6 +147,9 @@ bool Cli::parse(int argc, const char* const* argv) {
     throw UsageError(std::string(e.what()) + " (see " + tool_ + " --help)");
   }
   if (common_.threads < 0) throw UsageError("--threads must be >= 0");
+  common_.max_memory_given = vm_.count("max-memory") > 0;
+  common_.max_memory =
+      common_.max_memory_given ? parse_size(max_memory_text_, "--max-memory") : available_memory();
   if (common_.threads > 0)
     omp_set_num_threads(common_.threads);  // every OpenMP kernel obeys --threads
   if (compute_) {

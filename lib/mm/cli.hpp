@@ -18,6 +18,11 @@ struct CommonOptions {
   std::string timing;        // --timing PATH ("-": standard error); empty: none
   bool quiet = false;        // -q: no matrix output
   bool verbose = false;      // -v
+  // --max-memory SIZE in bytes: the budget a tool's memory plan is checked against before it
+  // allocates (host; with a GPU also the device). Default: available_memory() at parse time.
+  std::int64_t max_memory = 0;
+  bool max_memory_given = false;  // set by the user (then it also caps the device budget)
+  std::int64_t device_cap() const { return max_memory_given ? max_memory : -1; }
   // Compute options (tools built with Cli::compute()).
   std::string device = "auto";
   std::string precision = "double";
@@ -73,6 +78,7 @@ class Cli {
   po::positional_options_description pos_;
   std::vector<std::string> pos_names_;
   CommonOptions common_;
+  std::string max_memory_text_;
   po::variables_map vm_;
   bool compute_ = false;
   std::vector<TuneKeys> tune_ops_;

@@ -3,6 +3,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,6 +88,10 @@ struct ReadOptions {
   std::size_t chunk_bytes = 1 << 20;  // bytes of body parsed by one task (>= 1)
   // Refuse what is otherwise read with a ReadWarning (a value on a pattern entry line).
   bool strict = false;
+  // Called with the header once it is read, before any of the body is (BYTES: the input's
+  // size when it is a plain file, else -1): where a tool checks its memory plan, so that an
+  // input too large is refused before anything is allocated for it.
+  std::function<void(const MtxHeader& h, long long bytes)> on_header = nullptr;
 };
 
 // Reads PATH ("-" is standard input; gzip is recognised by its magic bytes).

@@ -404,6 +404,7 @@ MtxMatrix read_from(Source& src, const std::string& name, long long size_hint,
   HeaderReader hr(src);
   MtxMatrix m;
   m.header = parse_header(hr, name);
+  if (opt.on_header) opt.on_header(m.header, size_hint);
   const MtxHeader& h = m.header;
   int threads = opt.threads > 0 ? opt.threads : omp_get_num_procs();
   BodyParser body(m, name, threads, opt.chunk_bytes, hr.line_no() + 1, opt.strict);

@@ -6,6 +6,7 @@
 
 #include "mm/error.hpp"
 #include "mm/io.hpp"
+#include "mm/memory.hpp"
 
 namespace mm {
 
@@ -19,7 +20,7 @@ int run_tool(const char* name, int argc, char** argv, const std::function<int(in
     std::cerr << name << ": " << e.what() << "\n";
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
-    std::cerr << name << ": out of memory\n";
+    std::cerr << name << ": " << out_of_memory_message() << "\n";
     return static_cast<int>(ExitCode::device);
   } catch (const std::exception& e) {
     std::cerr << name << ": internal error: " << e.what() << "\n";
