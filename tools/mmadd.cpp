@@ -2,8 +2,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "add.hpp"
+#include "device_memory.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
 #include "mm/error.hpp"
@@ -50,6 +52,35 @@ bool integral(std::complex<double> s) {
   return s.imag() == 0 && s.real() == std::trunc(s.real());
 }
 
+// What C = alpha A + beta B holds: each operand dense (array) or as CSR, C dense or as CSR (at
+// most the two operands' entries), C to write; on the GPU the operands and C.
+void plan_add(const PlanInput& a, const PlanInput& b, const CommonOptions& c, bool complex_scale,
+              ToolPlan& p) {
+  const bool complex = complex_scale || a.h.field == Field::complex || b.h.field == Field::complex;
+  const double v = value_size(c.precision, complex),
+               ix = index_size(a.h.rows, a.h.cols, 2 * (a.entries + b.entries));
+  const bool sparse = a.h.format == Format::coordinate && b.h.format == Format::coordinate;
+  double device = 0;
+  for (const PlanInput* in : {&a, &b}) {
+    if (in->h.format == Format::array) {
+      plan_dense(p.host, *in, v);
+      device += dense_bytes(in->h.rows, in->h.cols, v);
+    } else {
+      plan_csr(p.host, *in, ix, v);
+      device += csr_bytes(in->h.rows, in->expanded, ix, v);
+    }
+  }
+  const double out = sparse ? a.expanded + b.expanded
+                            : static_cast<double>(a.h.rows) * static_cast<double>(a.h.cols);
+  const double result = sparse ? csr_bytes(a.h.rows, out, ix, v) : out * v;
+  p.host.add("C", result);
+  // to_mtx of a CSR goes through a COO copy; integer results a copy of the values as integers.
+  p.host.add("C converted", sparse ? coo_bytes(out, ix, v) : 0);
+  p.host.add("C as integers", a.h.field == Field::integer ? out * 8 : 0);
+  plan_output(p.host, "C", out, sparse, complex, thread_count(c.threads));
+  p.device.add("A, B and C", device + result);
+}
+
 int run(const Cli& cli) {
   const CommonOptions& c = cli.common();
   if (c.list_impls) {
@@ -64,9 +95,17 @@ int run(const Cli& cli) {
 
   TimingRecord rec("mmadd");
   rec.precision(c.precision);
-  const Input a = load_input(files[0], c, "mmadd");
+  ToolPlan plan;
+  plan.device_budget = device_budget(
+      runs_on_cuda(add_impls<std::int32_t, double>(), c.impl, device) ? device : Device::cpu,
+      c.device_cap());
+  std::optional<PlanInput> pa;  // A's header, for the plan made at B's
+  const Input a =
+      load_input(files[0], c, "mmadd", plan, [&](const PlanInput& in, ToolPlan&) { pa = in; });
   record_input(rec, a);
-  const Input b = load_input(files[1], c, "mmadd");
+  const Input b = load_input(files[1], c, "mmadd", plan, [&](const PlanInput& pb, ToolPlan& p) {
+    plan_add(*pa, pb, c, alpha.imag() != 0 || beta.imag() != 0, p);
+  });
   record_input(rec, b);
   const MtxHeader &ha = a.m.header, &hb = b.m.header;
   if (ha.rows != hb.rows || ha.cols != hb.cols)

@@ -101,6 +101,33 @@ mm::spy::Options spy_options(const mm::Cli& cli) {
   return o;
 }
 
+// What COMMAND holds for its input number K beside the reader's storage. info and validate:
+// in proportion to the entries, never to the dimensions (a hypersparse file is described in
+// the memory its entries take); compare and residual: the expanded CSR and dense vectors; lu:
+// A and LU dense; spy: the picture.
+void plan_command(const std::string& command, const mm::PlanInput& in, std::size_t k,
+                  const mm::spy::Options& spy, mm::MemoryPlan& plan) {
+  const double v = in.h.field == mm::Field::complex ? 16 : 8;
+  const double rows = static_cast<double>(in.h.rows);
+  if (command == "info") {
+    plan.add(in.name + " statistics",
+             mm::coo_bytes(in.expanded, 8, v) + in.expanded * 8 + in.expanded * (8 + v));
+  } else if (command == "validate") {
+    plan.add(in.name + " entries sorted", in.entries * 8);
+  } else if (command == "compare" || (command == "residual" && k == 0)) {
+    mm::plan_csr(plan, in, 8, v);
+  } else if (command == "residual") {
+    mm::plan_dense(plan, in, v);
+    if (k == 1) plan.add("a column of x and A x", 2 * rows * v);
+  } else if (command == "lu" && k < 2) {
+    mm::plan_dense(plan, in, v);
+  } else if (command == "lu") {
+    plan.add("pivots", rows * 8);
+  } else if (command == "spy") {
+    plan.add("the picture", static_cast<double>(spy.size) * spy.size * 9);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,8 +187,15 @@ int main(int argc, char** argv) {
     std::vector<mm::MtxMatrix> in;
     mm::Stopwatch watch;
     double read_s = 0;
+    mm::ToolPlan plan;
     auto read = [&](const std::string& path) {
       watch.restart();
+      if (cmd == "validate") plan = mm::ToolPlan{};  // one file in memory at a time
+      ropt.on_header = [&](const mm::MtxHeader& h, long long bytes) {
+        const auto pi = mm::plan_read(plan.host, h, display_name(path), bytes, ropt);
+        plan_command(cmd, pi, in.size(), spy_opt, plan.host);
+        mm::check_plan(plan, common);
+      };
       in.push_back(mm::read_mtx(path, ropt));
       read_s += watch.seconds();
       const auto& h = in.back().header;

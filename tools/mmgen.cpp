@@ -69,6 +69,27 @@ std::string describe(const mm::MtxHeader& h) {
   return s.str();
 }
 
+// The generator's plan, from the header it counted: a block of entries (about 2^20) and the
+// writer's buffers; spd also its per-row sums (sparse: three numbers a row and a pass's block
+// of 2^16 rows; dense: the diagonal). Checked before anything is generated.
+void check_plan(const mm::MtxHeader& h, const std::string& kind, const mm::CommonOptions& c) {
+  mm::ToolPlan plan;
+  const bool coo = h.format == mm::Format::coordinate;
+  const double value = h.field == mm::Field::pattern ? 0 : h.field == mm::Field::complex ? 16 : 8;
+  const double entry = (coo ? 16 : 0) + value, nnz = static_cast<double>(h.nnz);
+  const double rows = static_cast<double>(h.rows);
+  plan.host.add("a block of entries", std::min(nnz, 1048576.0) * entry);
+  if (!c.quiet)
+    plan.host.add("write buffers", std::min(nnz, 65536.0 * mm::thread_count(c.threads)) * 96);
+  if (kind == "spd" && coo) {
+    const double per_row = rows > 0 ? nnz / rows : 0;
+    plan.host.add("row sums", rows * 24 + std::min(rows, 65536.0) * per_row * 40);
+  } else if (kind == "spd") {
+    plan.host.add("the diagonal", rows * 8);
+  }
+  mm::check_plan(plan, c);
+}
+
 // mmgen rhs A.mtx: read A completely before any output is opened, so a bad A leaves
 // nothing behind.
 int run_rhs(const mm::Cli& cli, const std::string& input) {
@@ -86,7 +107,23 @@ int run_rhs(const mm::Cli& cli, const std::string& input) {
   mm::TimingRecord rec("mmgen");
   rec.impl("rhs");
   mm::Stopwatch w;
-  const mm::MtxMatrix a = mm::read_mtx(input, {c.threads, std::size_t{1} << 20});
+  mm::ReadOptions ropt{c.threads, std::size_t{1} << 20};
+  // The plan, from A's header: A as read and as CSR (64-bit indices), x_true, A x_true, b and
+  // x_true to write.
+  ropt.on_header = [&](const mm::MtxHeader& h, long long bytes) {
+    mm::ToolPlan plan;
+    const mm::PlanInput in = mm::plan_read(plan.host, h, input, bytes, ropt);
+    const bool complex = h.field == mm::Field::complex;
+    const double v = complex ? 16 : 8, rows = static_cast<double>(h.rows),
+                 cols = static_cast<double>(h.cols);
+    mm::plan_csr(plan.host, in, 8, v);
+    plan.host.add("x_true", cols * (8 + v));
+    plan.host.add("A x_true", rows * v);
+    mm::plan_output(plan.host, "b", rows, false, complex, mm::thread_count(c.threads));
+    plan.host.add("x_true to write", x_out.empty() ? 0 : cols * 8);
+    mm::check_plan(plan, c);
+  };
+  const mm::MtxMatrix a = mm::read_mtx(input, ropt);
   mm::warn_read("mmgen", input, a);
   rec.phase("read", w.seconds());
   std::error_code ec;
@@ -144,6 +181,7 @@ int run_generate(const mm::Cli& cli, const std::string& kind) {
   mm::TimingRecord rec("mmgen");
   rec.impl(kind);
   const auto gen = mm::make_generator(g, c.threads);
+  check_plan(gen->header(), kind, c);
   mm::GenTimes t;
   if (c.quiet) {
     t = mm::generate_to(*gen, nullptr, c.threads);

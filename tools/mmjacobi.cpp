@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "device_memory.hpp"
 #include "jacobi.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
@@ -91,9 +92,25 @@ int run_system(const Cli& cli, const JacobiStop& stop, Device device) {
     throw UsageError("--impl " + c.impl + " needs --poisson2d or --poisson3d");
   TimingRecord rec("mmjacobi");
   rec.precision(c.precision);
-  const Input a = load_input(files[0], c, "mmjacobi");
+  // The plan: A as CSR and its off-diagonal part, b, x and the previous x, x to write; on the
+  // GPU the CSR and the vectors.
+  ToolPlan plan;
+  plan.device_budget = device_budget(
+      runs_on_cuda(jacobi_impls<std::int32_t, double>(), c.impl, device) ? device : Device::cpu,
+      c.device_cap());
+  const Input a = load_input(files[0], c, "mmjacobi", plan, [&](const PlanInput& in, ToolPlan& p) {
+    const bool complex = in.h.field == Field::complex;
+    const double v = value_size(c.precision, complex),
+                 ix = index_size(in.h.rows, in.h.cols, 2 * in.entries);
+    const double n = static_cast<double>(in.h.rows);
+    plan_csr(p.host, in, ix, v);
+    p.host.add("off-diagonal part", csr_bytes(in.h.rows, in.expanded, ix, v) + n * v);
+    p.host.add("b, x and the previous x", 4 * n * v);
+    if (!c.quiet) plan_output(p.host, "x", n, false, complex, thread_count(c.threads));
+    p.device.add("A as CSR and the vectors", csr_bytes(in.h.rows, in.expanded, ix, v) + 4 * n * v);
+  });
   record_input(rec, a);
-  const Input bin = load_input(files[1], c, "mmjacobi");
+  const Input bin = load_input(files[1], c, "mmjacobi", plan);
   record_input(rec, bin);
   const MtxHeader& h = a.m.header;
   if (!h.is_square())
@@ -157,6 +174,15 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuni
   // Real grids only (with_value_type would also instantiate the complex types).
   auto body = [&]<class T>() {
     const auto& impl = pick_impl(stencil_impls<T>(), "jacobi stencil", c.impl, device);
+    // The plan, before either side allocates a grid: the grid (and the CPU sweeps' second),
+    // the grid to write; on the GPU its two grids.
+    const double points = static_cast<double>(room.points()), v = sizeof(T);
+    ToolPlan plan;
+    plan.host.add("grid", (impl.device == Device::cuda ? 1 : 2) * points * v);
+    if (!c.quiet) plan_output(plan.host, "grid", points, false, false, thread_count(c.threads));
+    plan.device.add("two grids", 2 * points * v);
+    plan.device_budget = device_budget(impl.device, c.device_cap());
+    check_plan(plan, c);
     Stopwatch w;
     JacobiResult res;
     StencilProblem<T> p{room, nullptr, stop, &res, tuning};

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "device_memory.hpp"
 #include "lu.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
@@ -69,14 +70,30 @@ int run(const Cli& cli) {
     split = cli.get<std::vector<std::string>>("split");
     if (split.size() != 3) throw UsageError("--split takes three paths: L U P");
   }
-  const std::int64_t max_bytes = max_dense_bytes(cli);
   const Device device = resolve_device(c.device, c.verbose, "mmlu");
   const int threads = thread_count(c.threads);
   set_openblas_threads(threads);  // OpenMP's count is set by Cli::parse
 
   TimingRecord rec("mmlu");
   rec.precision(c.precision);
-  const Input a = load_input(files[0], c, "mmlu");
+  // The plan: A dense, LU and the pivots, LU to write, and with --split L, U and P apart; on
+  // the GPU A and its factors.
+  ToolPlan plan;
+  plan.device_budget = device_budget(
+      runs_on_cuda(lu_impls<double>(), c.impl, device) ? device : Device::cpu, c.device_cap());
+  const Input a = load_input(files[0], c, "mmlu", plan, [&](const PlanInput& in, ToolPlan& p) {
+    const bool complex = in.h.field == Field::complex;
+    const double v = value_size(c.precision, complex);
+    const double n = static_cast<double>(in.h.rows), nn = n * static_cast<double>(in.h.cols);
+    plan_dense(p.host, in, v);
+    p.host.add("LU and pivots", nn * v + n * 8);
+    if (!c.quiet) {
+      plan_output(p.host, "LU", nn, false, complex, threads);
+      if (!split.empty()) plan_output(p.host, "L and U", 2 * nn, false, complex, threads);
+      p.host.add("L and U dense, P", split.empty() ? 0 : 2 * nn * v + n * 24);
+    }
+    p.device.add("A and LU", 2 * nn * v + n * 8);
+  });
   record_input(rec, a);
   const MtxHeader& h = a.m.header;
   if (!h.is_square())
@@ -87,7 +104,6 @@ int run(const Cli& cli) {
   return with_value_type(c.precision, h.field == Field::complex, [&]<class T>() {
     const auto& impl = pick_impl(lu_impls<T>(), "lu", c.impl, device);
     const std::int64_t n = h.rows;
-    check_dense_fits(a.path, "LU", n, sizeof(T), max_bytes);
     Stopwatch w;
     const Dense<T> dense = to_dense<T>(a.m);
     Dense<T> lu(n, n);
@@ -135,7 +151,7 @@ int main(int argc, char** argv) {
         "permutation P (coordinate integer) with PA = LU. A sparse A is made dense first.\n"
         "Work: flops = 2/3 n^3 (8/3 n^3 complex); bytes = 2 n^2 * value (A read, LU written)\n"
         "+ 8 n (pivots). An exact zero pivot (singular A) exits 5 naming the column; a\n"
-        "non-square A exits 3; A over --max-dense-bytes exits 4.\n"
+        "non-square A exits 3; A whose dense form and factors exceed --max-memory exits 4.\n"
         "Tuning of cuda-blocked (panel width, leaves, graph): --tune KEY=VALUE (--tune help\n"
         "lists the keys); the values used go into the timing record. --profile prints where\n"
         "cuda-blocked's device time goes (--profile=2: also the leaf's phases) and records it.",
@@ -148,9 +164,7 @@ int main(int argc, char** argv) {
     cli.options()("pivots", mm::po::value<std::string>(),
                   "write the pivots (n x 1 array integer) here")(
         "split", mm::po::value<std::vector<std::string>>()->multitoken(),
-        "write L, U and P to these three paths")("max-dense-bytes", mm::po::value<std::int64_t>(),
-                                                 "refuse (exit 4) when A and LU, dense, need more "
-                                                 "bytes (default: half the physical memory)");
+        "write L, U and P to these three paths");
     if (!cli.parse(argc, argv)) return 0;
     return run(cli);
   });

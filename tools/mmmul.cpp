@@ -2,7 +2,9 @@
 #include <omp.h>
 
 #include <iostream>
+#include <optional>
 
+#include "device_memory.hpp"
 #include "gemm.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
@@ -134,6 +136,48 @@ int run_sparse(Context& x, Mode mode, const Input& a, const Input& b, T alpha) {
       [&] { return to_mtx(dc); });
 }
 
+// What C = alpha A B holds in MODE: the operands dense or as CSR (an array file as CSR passes
+// through its dense form), C dense (m x n) or, for spgemm, its row pointers (C's entries are
+// known only once the product's pass counts them); on the GPU the operands and C.
+void plan_mul(const PlanInput& a, const PlanInput& b, Mode mode, const CommonOptions& c,
+              Device device, ToolPlan& p) {
+  const bool complex = a.h.field == Field::complex || b.h.field == Field::complex;
+  const double v = value_size(c.precision, complex);
+  const double ix = index_size(std::max(a.h.rows, b.h.rows), std::max(a.h.cols, b.h.cols),
+                               std::max(a.expanded, b.expanded));
+  const bool dense_a = mode == Mode::gemm || mode == Mode::dsmm,
+             dense_b = mode == Mode::gemm || mode == Mode::spmm;
+  double device_bytes = 0;
+  for (const auto& [in, dense] : {std::pair{&a, dense_a}, std::pair{&b, dense_b}}) {
+    const bool array = in->h.format == Format::array;
+    if (dense || array) plan_dense(p.host, *in, v);
+    if (!dense) {
+      PlanInput as_csr = *in;
+      if (array)
+        as_csr.expanded = static_cast<double>(in->h.rows) * static_cast<double>(in->h.cols);
+      plan_csr(p.host, as_csr, ix, v);
+    }
+    device_bytes +=
+        dense ? dense_bytes(in->h.rows, in->h.cols, v) : csr_bytes(in->h.rows, in->expanded, ix, v);
+  }
+  const double out = static_cast<double>(a.h.rows) * static_cast<double>(b.h.cols);
+  if (mode == Mode::spgemm) {
+    p.host.add("C's row pointers", (static_cast<double>(a.h.rows) + 1) * ix);
+  } else {
+    p.host.add("C", out * v);
+    if (!c.quiet) plan_output(p.host, "C", out, false, complex, thread_count(c.threads));
+    device_bytes += out * v;
+  }
+  p.device.add("A, B and C", device_bytes);
+  const std::string& impl = c.impl;
+  const bool gpu =
+      mode == Mode::gemm     ? runs_on_cuda(gemm_impls<double>(), impl, device)
+      : mode == Mode::spgemm ? runs_on_cuda(spgemm_impls<std::int32_t, double>(), impl, device)
+      : mode == Mode::spmm   ? runs_on_cuda(spmm_impls<std::int32_t, double>(), impl, device)
+                             : runs_on_cuda(dsmm_impls<std::int32_t, double>(), impl, device);
+  p.device_budget = device_budget(gpu ? device : Device::cpu, c.device_cap());
+}
+
 template <class Make>
 void list_section(Mode m, const ImplList<Make>& l, bool all) {
   std::cout << mode_title(m) << ":\n" << format_impls(l, all);
@@ -173,9 +217,14 @@ int run(const Cli& cli) {
 
   TimingRecord rec("mmmul");
   rec.precision(c.precision);
-  const Input a = load_input(files[0], c, "mmmul");
+  ToolPlan plan;
+  std::optional<PlanInput> pa;  // A's header, for the plan made at B's
+  const Input a =
+      load_input(files[0], c, "mmmul", plan, [&](const PlanInput& in, ToolPlan&) { pa = in; });
   record_input(rec, a);
-  const Input b = load_input(files[1], c, "mmmul");
+  const Input b = load_input(files[1], c, "mmmul", plan, [&](const PlanInput& pb, ToolPlan& p) {
+    plan_mul(*pa, pb, pick_mode(mode_word, pa->h, pb.h), c, device, p);
+  });
   record_input(rec, b);
   const MtxHeader &ha = a.m.header, &hb = b.m.header;
   if (ha.cols != hb.rows)

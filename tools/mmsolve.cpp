@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "analysis/check.hpp"
+#include "device_memory.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
 #include "mm/error.hpp"
@@ -65,6 +67,45 @@ std::pair<SolveMethod, std::string> choose_method(const MtxHeader& h, const Csr<
   return {SolveMethod::gmres, "sparse, not symmetric positive, complex"};
 }
 
+// The method --method auto will take, as far as the header tells: lu for array files, small or
+// dense-filled systems, else an iterative one (choose_method decides once A is read).
+SolveMethod expected_method(const std::string& method_opt, const MtxHeader& h, double entries) {
+  if (method_opt != "auto") return parse_method(method_opt);
+  const double n = static_cast<double>(h.rows);
+  if (h.format == Format::array || h.rows <= 1000 || entries > 0.1 * n * n) return SolveMethod::lu;
+  return SolveMethod::cg;
+}
+
+// What the solve holds: A as CSR, for a dense method A dense and its factors; b, x, x to write,
+// the iterative methods' vectors (gmres: --restart + 3 of them); on the GPU the same operands.
+// UMFPACK's factors are not known before it runs.
+void plan_solve(const PlanInput& a, const PlanInput& b, const std::string& method_opt,
+                const IterOptions& opt, const CommonOptions& c, Device device, ToolPlan& p) {
+  const bool complex = a.h.field == Field::complex || b.h.field == Field::complex;
+  const double v = value_size(c.precision, complex),
+               ix = index_size(a.h.rows, a.h.cols, 2 * a.entries);
+  const double n = static_cast<double>(a.h.rows), k = static_cast<double>(b.h.cols);
+  const SolveMethod method = expected_method(method_opt, a.h, a.expanded);
+  const bool dense = method == SolveMethod::lu || method == SolveMethod::gauss;
+  plan_csr(p.host, a, ix, v);
+  if (dense) {
+    plan_dense(p.host, a, v);
+    p.host.add("A's factors", n * n * v);
+  }
+  p.host.add("b and x", 2 * n * k * v);
+  const double vectors = method == SolveMethod::cg         ? 5
+                         : method == SolveMethod::bicgstab ? 8
+                         : method == SolveMethod::gmres    ? opt.restart + 3
+                                                           : 0;
+  p.host.add("iteration vectors", vectors * n * v);
+  p.host.add("residual check", 2 * n * v);
+  if (!c.quiet) plan_output(p.host, "x", n * k, false, complex, thread_count(c.threads));
+  const double operands = dense ? 2 * n * n * v : csr_bytes(a.h.rows, a.expanded, ix, v);
+  p.device.add("A, b, x and vectors", operands + (2 * k + vectors) * n * v);
+  const bool gpu = runs_on_cuda(solve_impls<std::int32_t, double>(method), c.impl, device);
+  p.device_budget = device_budget(gpu ? device : Device::cpu, c.device_cap());
+}
+
 std::string list_impls(bool all) {
   std::ostringstream s;
   for (auto m : {SolveMethod::lu, SolveMethod::gauss, SolveMethod::umfpack, SolveMethod::cg,
@@ -96,15 +137,19 @@ int run(const Cli& cli) {
   opt.jacobi = pre == "jacobi";
   if (!(opt.tol > 0) || opt.max_iter < 1 || opt.restart < 1 || opt.check_every < 1)
     throw UsageError("--tol must be > 0, --max-iter, --restart and --check-every >= 1");
-  const std::int64_t max_bytes = max_dense_bytes(cli);
   const Device device = resolve_device(c.device, c.verbose, "mmsolve");
   set_openblas_threads(c.threads);  // OpenMP's count is set by Cli::parse
 
   TimingRecord rec("mmsolve");
   rec.precision(c.precision);
-  const Input a = load_input(files[0], c, "mmsolve");
+  ToolPlan plan;
+  std::optional<PlanInput> pa;  // A's header, for the plan made at b's
+  const Input a =
+      load_input(files[0], c, "mmsolve", plan, [&](const PlanInput& in, ToolPlan&) { pa = in; });
   record_input(rec, a);
-  const Input bin = load_input(files[1], c, "mmsolve");
+  const Input bin = load_input(files[1], c, "mmsolve", plan, [&](const PlanInput& b, ToolPlan& p) {
+    plan_solve(*pa, b, method_opt, opt, c, device, p);
+  });
   record_input(rec, bin);
   const MtxHeader &h = a.m.header, &hb = bin.m.header;
   if (!h.is_square())
@@ -134,9 +179,13 @@ int run(const Cli& cli) {
           pick_impl(solve_impls<I, T>(method), std::string("solve --method ") + method_name(method),
                     c.impl, device);
       const bool dense = method == SolveMethod::lu || method == SolveMethod::gauss;
-      if (dense)
-        check_dense_fits(a.path, std::string("--method ") + method_name(method), n, sizeof(T),
-                         max_bytes);
+      const SolveMethod expected = expected_method(method_opt, h, pa->expanded);
+      if (dense && expected != SolveMethod::lu && expected != SolveMethod::gauss) {
+        // auto chose a dense method the header did not foretell: A dense and its factors too.
+        MemoryPlan more = plan.host;
+        more.add("A dense and factors", 2 * dense_bytes(n, n, sizeof(T)));
+        check_memory(more, c.max_memory, c.verbose);
+      }
       if (method == SolveMethod::gauss)
         std::cerr << "mmsolve: warning: gauss eliminates without pivoting: unstable unless A is "
                      "diagonally "
@@ -223,7 +272,7 @@ int main(int argc, char** argv) {
         "'% mmsolve: not converged after N iterations, relative residual R'. Zero pivot or\n"
         "singular matrix: exit 5, as for a direct method (lu, gauss, umfpack) whose backward\n"
         "error ||b-Ax||/(||A||_F ||x|| + ||b||) exceeds 1e-6 (single: 1e-2): nothing written.\n"
-        "Dense methods over --max-dense-bytes: exit 4.\n"
+        "A dense method whose matrix and factors exceed --max-memory: exit 4.\n"
         "Work (flops): lu and gauss 2/3 n^3 + 2 n^2 k; umfpack: UMFPACK's factorization count +\n"
         "4 nnz(LU) k; per iteration cg 2 nnz + 10 n, bicgstab 4 nnz + 20 n, gmres step j\n"
         "2 nnz + 4 n (j+1) + 6 n (+ n per preconditioner application; x4 complex). Bytes: the\n"
@@ -249,9 +298,7 @@ int main(int argc, char** argv) {
         "check-every", mm::po::value<int>()->default_value(mm::IterOptions{}.check_every),
         "iterative, cuda: read the device's stop flag every this many iterations (counts stay "
         "exact)")("precond", mm::po::value<std::string>()->default_value("none"),
-                  "iterative: none or jacobi")(
-        "max-dense-bytes", mm::po::value<std::int64_t>(),
-        "lu, gauss: refuse (exit 4) beyond this many bytes (default: half the physical memory)");
+                  "iterative: none or jacobi");
     if (!cli.parse(argc, argv)) return 0;
     return run(cli);
   });

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "analysis/generate.hpp"
+#include "device_memory.hpp"
 #include "dist/agree.hpp"
 #include "dist/options.hpp"
 #include "dist/spmv_tool.hpp"
@@ -62,12 +63,32 @@ int run(const Cli& cli) {
 
   TimingRecord rec("mmspmv");
   rec.precision(c.precision);
-  const Input a = load_input(files[0], c, "mmspmv");
+  // The plan, from A's header: A as CSR (expanded), x, y, y0 and y written; on the GPU the
+  // CSR and the vectors. A dimension-sized y and x are refused here, before any is allocated.
+  ToolPlan plan;
+  plan.device_budget = device_budget(
+      runs_on_cuda(spmv_impls<std::int32_t, double>(), c.impl, device) ? device : Device::cpu,
+      c.device_cap());
+  const Input a = load_input(files[0], c, "mmspmv", plan, [&](const PlanInput& in, ToolPlan& p) {
+    const bool complex = in.h.field == Field::complex;
+    const double v = value_size(c.precision, complex),
+                 ix = index_size(in.h.rows, in.h.cols, 2 * in.entries);
+    const double rows = static_cast<double>(in.h.rows), cols = static_cast<double>(in.h.cols);
+    plan_csr(p.host, in, ix, v);
+    // A file's x is read, made dense, then copied; a generated one is mmgen's vector first.
+    p.host.add("x", cols * v + cols * (xkind.empty() ? v : 8));
+    p.host.add("y", rows * v);
+    if (cli.has("y0")) p.host.add("y0", 2 * rows * v);
+    if (!c.quiet) plan_output(p.host, "y", rows, false, complex, thread_count(c.threads));
+    p.device.add("A as CSR", csr_bytes(in.h.rows, in.expanded, ix, v));
+    p.device.add("x, y" + std::string(cli.has("y0") ? ", y0" : ""),
+                 (cols + rows * (cli.has("y0") ? 2 : 1)) * v);
+  });
   record_input(rec, a);
   std::optional<Input> xin, y0in;
-  if (files.size() == 2) record_input(rec, *(xin = load_input(files[1], c, "mmspmv")));
+  if (files.size() == 2) record_input(rec, *(xin = load_input(files[1], c, "mmspmv", plan)));
   if (cli.has("y0"))
-    record_input(rec, *(y0in = load_input(cli.get<std::string>("y0"), c, "mmspmv")));
+    record_input(rec, *(y0in = load_input(cli.get<std::string>("y0"), c, "mmspmv", plan)));
   const MtxHeader& h = a.m.header;
   const bool complex = h.field == Field::complex ||
                        (xin && xin->m.header.field == Field::complex) ||

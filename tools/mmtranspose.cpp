@@ -5,6 +5,7 @@
 #include <iostream>
 #include <numeric>
 
+#include "device_memory.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
 #include "mm/error.hpp"
@@ -200,6 +201,45 @@ MtxMatrix sparse(const Job& j) {
   });
 }
 
+// What the transpose of A (its header IN) holds: symmetric kinds a sorted copy of the stored
+// entries; coordinate files A and A^T as CSR and A^T's entries to write; array files A and
+// A^T dense (one matrix in place). On the GPU, the kernel's input and output.
+void plan_transpose(const PlanInput& in, const CommonOptions& c, Device device, bool in_place,
+                    ToolPlan& p) {
+  const MtxHeader& h = in.h;
+  const bool coo = h.format == Format::coordinate, complex = h.field == Field::complex;
+  const int threads = thread_count(c.threads);
+  if (h.symmetry != Symmetry::general) {
+    const double file_value = h.field == Field::pattern ? 0 : complex ? 16 : 8;
+    p.host.add("A's entries sorted", in.entries * (8 + (coo ? 16 : 0) + file_value));
+    if (!c.quiet) plan_output(p.host, "A^T", 0, coo, complex, threads);
+    return;
+  }
+  const double v = h.field == Field::integer ? 8 : value_size(c.precision, complex);
+  if (coo) {
+    const double ix = index_size(h.rows, h.cols, in.entries);
+    plan_csr(p.host, in, ix, v);
+    p.host.add("A^T as CSR", csr_bytes(h.cols, in.entries, ix, v));
+    plan_output(p.host, "A^T", in.entries, true, complex, threads);  // built even with -q
+    p.device.add("A and A^T as CSR",
+                 csr_bytes(h.rows, in.entries, ix, v) + csr_bytes(h.cols, in.entries, ix, v));
+    p.device_budget = device_budget(
+        runs_on_cuda(transpose_csr_impls<std::int32_t, double>(), c.impl, device) ? device
+                                                                                  : Device::cpu,
+        c.device_cap());
+    return;
+  }
+  const double dense = dense_bytes(h.rows, h.cols, v);
+  p.host.add(in_place ? "A dense" : "A and A^T dense", in_place ? dense : 2 * dense);
+  if (!c.quiet)
+    plan_output(p.host, "A^T", static_cast<double>(h.rows) * static_cast<double>(h.cols), false,
+                complex, threads);
+  p.device.add(in_place ? "A dense" : "A and A^T dense", in_place ? dense : 2 * dense);
+  const bool gpu = in_place ? runs_on_cuda(transpose_inplace_impls<double>(), c.impl, device)
+                            : runs_on_cuda(transpose_dense_impls<double>(), c.impl, device);
+  p.device_budget = device_budget(gpu ? device : Device::cpu, c.device_cap());
+}
+
 // The lists of --precision (the dense kernels differ by value type).
 template <class T>
 void list_impls(bool all) {
@@ -226,7 +266,10 @@ int run(const Cli& cli) {
 
   TimingRecord rec("mmtranspose");
   rec.precision(c.precision);
-  const Input in = load_input(files[0], c, "mmtranspose");
+  ToolPlan plan;
+  const Input in = load_input(
+      files[0], c, "mmtranspose", plan,
+      [&](const PlanInput& a, ToolPlan& p) { plan_transpose(a, c, device, in_place, p); });
   record_input(rec, in);
   const MtxHeader& h = in.m.header;
   const bool coo = h.format == Format::coordinate;

@@ -61,11 +61,15 @@ raise SystemExit(0 if r['impl'] == 'cuda' and r['iterations'] == 3 else 1)" &&
     pass "--device cuda runs the system on cuda" || fail "--device cuda system: $(cat tc.jsonl)"
   expect_exit 0 mmjacobi --poisson2d 8 --max-iter 3 --device cuda
   expect_stderr '\(cuda-norm on .+, median of [0-9]+\)'
-  # A room larger than the GPU (two 4000^3 grids of doubles, 1.024 TB): refused before either
-  # side allocates its grids, exit 4 naming the bytes asked and free, and nothing written.
+  # A room larger than the GPU (two 4000^3 grids of doubles, 1.024 TB): refused by the memory
+  # plan before either side allocates its grids, exit 4 naming need and budget (the host's
+  # grid, 512 GB, is over the host's budget first), and nothing written.
   for impl in cuda-norm cuda-naive; do
     expect_exit 4 mmjacobi --poisson3d 4000 --max-iter 1 --device cuda --impl $impl -o big.mtx
-    expect_stderr '^mmjacobi: out of device memory: asked 1024000000000 bytes .*, [0-9]+ free of [0-9]+$'
+    expect_stderr '^mmjacobi: needs [0-9.]+ GB( of device memory)?, [0-9.]+ GB available \(--max-memory to change\)$'
+    # The host budget raised, the device's free memory refuses it (a room without output).
+    expect_exit 4 mmjacobi --poisson3d 4000 --max-iter 1 --device cuda --impl $impl -q --max-memory 1T
+    expect_stderr '^mmjacobi: needs 1024.0 GB of device memory, [0-9.]+ GB available \(--max-memory to change\)$'
     [[ ! -e big.mtx ]] && pass "a room too large wrote nothing" || fail "a room too large left big.mtx"
   done
 else

@@ -70,8 +70,8 @@ expect_exit 3 mmlu "$CORPUS/lp_afiro.mtx" -o target.mtx
 expect_stderr "square"
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 1\n1 4 1\n' >bad.mtx
 expect_exit 3 mmlu bad.mtx -o target.mtx
-expect_exit 4 mmlu A200.mtx --max-dense-bytes 1000 -o target.mtx
-expect_stderr "640000 bytes"
+expect_exit 4 mmlu A200.mtx --max-memory 100K -o target.mtx
+expect_stderr '^mmlu: needs [0-9.]+ [kM]B, 102.4 kB available \(--max-memory to change\)$'
 same_files target.mtx <(echo keep)
 expect_exit 2 mmlu A31.mtx --split L.mtx U.mtx
 expect_exit 2 mmlu A31.mtx --impl nosuch

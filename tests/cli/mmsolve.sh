@@ -105,7 +105,8 @@ printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n2 1 1\n' 
 printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n2\n' >b2.mtx
 expect_exit 5 mmsolve swap.mtx b2.mtx --method gauss -o target.mtx
 expect_stderr "zero pivot in column 1"
-expect_exit 4 mmsolve D.mtx bD.mtx --method lu --max-dense-bytes 100 -o target.mtx
+expect_exit 4 mmsolve D.mtx bD.mtx --method lu --max-memory 1K -o target.mtx
+expect_stderr '^mmsolve: needs [0-9.]+ [kM]B, 1.0 kB available \(--max-memory to change\)$'
 same_files target.mtx <(echo keep)
 expect_exit 2 mmsolve D.mtx bD.mtx --method nosuch
 expect_exit 2 mmsolve D.mtx bD.mtx --precond ilu
