@@ -7,9 +7,35 @@ source "$(dirname "$0")/common.bash"
 cd "$TMP"
 gpu=$(nvidia-smi -L >/dev/null 2>&1 && echo 1 || true)
 
-# Runs CMD under a 400 MB address-space limit: the budget (which counts the limit) is then a few
-# hundred MB on any machine, and a large allocation would fail rather than succeed.
-limited() { (ulimit -v 400000 && exec "$@"); }
+# What a tool has mapped once it waits for its input (the FIFO 'probe'), in kB: its libraries
+# (the CUDA ones are most of a GB) before it allocates anything of its own.
+mkfifo probe
+mapped() {  # CMD... reading probe
+  local pid i vm
+  OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 "$@" >/dev/null 2>&1 &
+  pid=$!
+  for ((i = 0; i < 100; i++)); do
+    [[ $(cat "/proc/$pid/wchan" 2>/dev/null) == wait_for_partner ]] && break
+    sleep 0.05
+  done
+  vm=$(awk '/^VmSize/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+  timeout 5 bash -c ': >probe' || true # the reader sees an empty file and ends
+  wait "$pid" || true
+  echo "${vm:-0}"
+}
+declare -A base
+base[mmspmv]=$(mapped mmspmv probe --x ones --device cpu)
+base[mmtranspose]=$(mapped mmtranspose probe --device cpu)
+base[mmlu]=$(mapped mmlu probe --device cpu)
+base[mmjacobi]=$(mapped mmjacobi probe probe --max-iter 1 --device cpu)
+base[mmcheck]=$(mapped mmcheck validate probe)
+echo "mapped at start (kB): $(for t in "${!base[@]}"; do printf '%s %s  ' "$t" "${base[$t]}"; done)"
+# Runs TOOL ARGS... under an address-space limit of 400 MB above what it maps at start: the
+# budget (which counts the limit) is then about 400 MB on any machine, and a large allocation
+# would fail rather than succeed.
+limited() {
+  (ulimit -v $((base[$1] + 400000)) && OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1 exec "$@")
+}
 
 # expect_refused TOOL BUDGET CMD...: exit 4 in the budget's form, fast, with nothing written.
 expect_refused() {
