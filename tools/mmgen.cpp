@@ -72,7 +72,8 @@ std::string describe(const mm::MtxHeader& h) {
 // The generator's plan, from the header it counted: a block of entries (about 2^20) and the
 // writer's buffers; spd also its per-row sums (sparse: three numbers a row and a pass's block
 // of 2^16 rows; dense: the diagonal). Checked before anything is generated.
-void check_plan(const mm::MtxHeader& h, const std::string& kind, const mm::CommonOptions& c) {
+void check_generator_plan(const mm::MtxHeader& h, const std::string& kind,
+                          const mm::CommonOptions& c) {
   mm::ToolPlan plan;
   const bool coo = h.format == mm::Format::coordinate;
   const double value = h.field == mm::Field::pattern ? 0 : h.field == mm::Field::complex ? 16 : 8;
@@ -181,7 +182,7 @@ int run_generate(const mm::Cli& cli, const std::string& kind) {
   mm::TimingRecord rec("mmgen");
   rec.impl(kind);
   const auto gen = mm::make_generator(g, c.threads);
-  check_plan(gen->header(), kind, c);
+  check_generator_plan(gen->header(), kind, c);
   mm::GenTimes t;
   if (c.quiet) {
     t = mm::generate_to(*gen, nullptr, c.threads);
