@@ -100,7 +100,9 @@ InputStream::InputStream(const std::string& path) : impl_(std::make_unique<Impl>
     close(fd);
     throw InputError(name_, 0, "cannot open: out of memory");
   }
-  gzbuffer(impl_->gz, 1 << 20);
+  // zlib fills its input buffer before inflating: from a pipe, a buffer of the pipe's size lets
+  // the reader judge the first bytes without waiting for a megabyte of compressed input.
+  gzbuffer(impl_->gz, size_hint_ >= 0 ? 1 << 20 : 1 << 16);
 }
 
 InputStream::~InputStream() = default;

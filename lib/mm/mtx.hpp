@@ -2,6 +2,7 @@
 #pragma once
 
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -82,6 +83,14 @@ void array_to_row_major(const MtxMatrix& m, float* out, int threads = 0);
 void array_to_row_major(const MtxMatrix& m, std::complex<double>* out, int threads = 0);
 void array_to_row_major(const MtxMatrix& m, std::complex<float>* out, int threads = 0);
 void array_to_row_major(const MtxMatrix& m, std::int64_t* out, int threads = 0);
+
+// The reader's limits (docs/reader.md), so that no input makes it hold more than its result
+// and a fixed window: a line, header or body, holds at most kMaxLineBytes before its '\n'
+// ("FILE:LINE: line longer than 1 MiB"); the comments kept from the header (MtxHeader::comments)
+// are at most kMaxHeaderCommentLines lines and kMaxHeaderCommentBytes of text.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxHeaderCommentLines = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxHeaderCommentBytes = std::size_t{64} << 20;
 
 struct ReadOptions {
   int threads = 0;                    // 0: one per core

@@ -82,11 +82,12 @@ std::string lower(std::string_view s) {
   return r;
 }
 
+constexpr std::size_t kQuoteMax = 40;  // characters of a token or line an error message shows
+
 std::string quoted(std::string_view s) {
-  constexpr std::size_t kMax = 40;
   std::string r = "'";
-  for (char c : s.substr(0, kMax)) r += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
-  return r + (s.size() > kMax ? "...'" : "'");
+  for (char c : s.substr(0, kQuoteMax)) r += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  return r + (s.size() > kQuoteMax ? "...'" : "'");
 }
 
 }  // namespace
@@ -160,6 +161,20 @@ void parse_banner(std::string_view line, const std::string& file, MtxHeader& h) 
     throw InputError(
         file, 1,
         "'hermitian' needs the 'complex' field, found '" + std::string(to_string(h.field)) + "'");
+}
+
+bool banner_start_refused(std::string_view bytes) {
+  // More than quoted() shows, so the message ends in "..." as it would for the whole line.
+  if (bytes.size() <= kQuoteMax) return false;
+  constexpr std::string_view kWord = "%%matrixmarket";
+  std::size_t i = 0;
+  while (i < bytes.size() && is_blank(bytes[i])) ++i;
+  for (std::size_t k = 0; i + k < bytes.size(); ++k) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(bytes[i + k])));
+    if (k == kWord.size()) return !is_blank(c);  // "%%MatrixMarketX" is another word
+    if (c != kWord[k]) return true;
+  }
+  return false;  // blanks, or a prefix of the word: the rest decides
 }
 
 bool parse_int64(std::string_view tok, std::int64_t& out) {

@@ -19,6 +19,7 @@ namespace mm {
 namespace {
 
 using detail::HeaderReader;
+using detail::kLineTooLong;
 using detail::MemorySource;
 using detail::Source;
 using detail::StreamSource;
@@ -131,6 +132,9 @@ class BodyParser {
     line_ = line;
     count_ = entry;
   }
+  std::int64_t next_line() const {
+    return line_;
+  }
 
   void finish() {
     if (count_ < h_.nnz) {
@@ -201,6 +205,12 @@ class BodyParser {
     for (const char* p = c.begin; p < c.end; ++line) {
       const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(c.end - p));
       const char* le = nl ? static_cast<const char*>(nl) : c.end;
+      // Refused wherever it falls, so the answer is the same for every window and chunk size.
+      if (static_cast<std::size_t>(le - p) > kMaxLineBytes) {
+        c.error_line = line;
+        c.error = kLineTooLong;
+        return;
+      }
       if (classify(p, le) == LineKind::entry) {
         if (k >= h_.nnz) {
           c.error_line = line;
@@ -376,12 +386,15 @@ class BodyParser {
   std::int64_t valued_ = 0, valued_line_ = 0, valued_entry_ = 0;
 };
 
+static_assert(kMaxHeaderCommentBytes == std::size_t{64} << 20, "the message below names it");
+
 MtxHeader parse_header(HeaderReader& r, const std::string& name) {
   MtxHeader h;
   std::string_view line;
-  if (!r.next_line(line))
+  if (!r.next_line(line, banner_start_refused))
     throw InputError(name, 1, "empty file: expected the banner '%%MatrixMarket matrix ...'");
   parse_banner(line, name, h);
+  std::size_t comment_bytes = 0;
   for (;;) {
     if (!r.next_line(line))
       throw InputError(name, r.line_no() + 1, "unexpected end of file: expected the size line");
@@ -390,6 +403,14 @@ MtxHeader parse_header(HeaderReader& r, const std::string& name) {
     if (p < e && *p == '%') {
       std::string_view c(p + 1, static_cast<std::size_t>(e - p - 1));
       if (!c.empty() && c.back() == '\r') c.remove_suffix(1);
+      // Kept in memory (the tools write them back): bounded, as lines are, whatever the input.
+      comment_bytes += c.size();
+      if (h.comments.size() == kMaxHeaderCommentLines)
+        throw InputError(name, r.line_no(),
+                         "more than " + std::to_string(kMaxHeaderCommentLines) +
+                             " comment lines before the size line");
+      if (comment_bytes > kMaxHeaderCommentBytes)
+        throw InputError(name, r.line_no(), "more than 64 MiB of comments before the size line");
       h.comments.emplace_back(c);
       continue;
     }
@@ -401,7 +422,7 @@ MtxHeader parse_header(HeaderReader& r, const std::string& name) {
 
 MtxMatrix read_from(Source& src, const std::string& name, long long size_hint,
                     const ReadOptions& opt) {
-  HeaderReader hr(src);
+  HeaderReader hr(src, name);
   MtxMatrix m;
   m.header = parse_header(hr, name);
   if (opt.on_header) opt.on_header(m.header, size_hint);
@@ -431,6 +452,7 @@ MtxMatrix read_from(Source& src, const std::string& name, long long size_hint,
       std::size_t nl = w.size;
       while (nl > 0 && d[nl - 1] != '\n') --nl;
       if (nl == 0) {  // one line longer than the window
+        if (w.size > kMaxLineBytes) throw InputError(name, body.next_line(), kLineTooLong);
         w.reserve(w.cap * 2);
         continue;
       }
@@ -460,7 +482,7 @@ MtxMatrix parse_mtx(std::string_view text, const std::string& name, const ReadOp
 MtxHeader read_mtx_header(const std::string& path) {
   InputStream in(path);
   StreamSource src(in);
-  HeaderReader hr(src);
+  HeaderReader hr(src, in.name());
   return parse_header(hr, in.name());
 }
 

@@ -7,13 +7,19 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <string_view>
 
+#include "mm/error.hpp"
 #include "mm/io.hpp"
+#include "mm/mtx.hpp"
 
 namespace mm::detail {
 
 constexpr std::size_t kReadBlock = 1 << 16;
+// The error for a line over kMaxLineBytes (mtx.hpp), header or body alike.
+constexpr const char* kLineTooLong = "line longer than 1 MiB";
+static_assert(kMaxLineBytes == std::size_t{1} << 20, "kLineTooLong names the limit");
 
 // Where bytes come from: a stream or a string already in memory.
 class Source {
@@ -73,27 +79,31 @@ struct Window {
   }
 };
 
-// Header lines, one at a time; what is left after the size line starts the body.
+// Header lines, one at a time; what is left after the size line starts the body. The window
+// grows to hold one line, so to kMaxLineBytes and a read block beyond at most: a longer line is
+// refused as soon as that many bytes have arrived without its end.
 class HeaderReader {
  public:
-  explicit HeaderReader(Source& src) : src_(src) { w_.reserve(kReadBlock); }
+  HeaderReader(Source& src, const std::string& name) : src_(src), name_(name) {
+    w_.reserve(kReadBlock);
+  }
   std::int64_t line_no() const { return line_no_; }
 
-  bool next_line(std::string_view& line) {
+  // The next line without its '\n'; false at the end of the input. EARLY, when given, judges
+  // the bytes of a line whose end has not arrived yet: when it says they are refused already,
+  // they are handed out as the line (for the caller to refuse with its usual message).
+  bool next_line(std::string_view& line, bool (*early)(std::string_view) = nullptr) {
     for (;;) {
       const char* b = w_.data.get() + pos_;
       const std::size_t avail = w_.size - pos_;
-      if (const void* nl = std::memchr(b, '\n', avail)) {
-        const auto len = static_cast<std::size_t>(static_cast<const char*>(nl) - b);
+      const void* nl = std::memchr(b, '\n', avail);
+      const std::size_t len =
+          nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - b) : avail;
+      if (len > kMaxLineBytes) throw InputError(name_, line_no_ + 1, kLineTooLong);
+      if (nl || eof_ || (early && avail > 0 && early(std::string_view(b, avail)))) {
+        if (!nl && avail == 0) return false;  // the end of the input
         line = std::string_view(b, len);
-        pos_ += len + 1;
-        ++line_no_;
-        return true;
-      }
-      if (eof_) {
-        if (avail == 0) return false;
-        line = std::string_view(b, avail);
-        pos_ = w_.size;
+        pos_ += nl ? len + 1 : len;
         ++line_no_;
         return true;
       }
@@ -113,6 +123,7 @@ class HeaderReader {
 
  private:
   Source& src_;
+  const std::string& name_;
   Window w_;
   std::size_t pos_ = 0;
   std::int64_t line_no_ = 0;
