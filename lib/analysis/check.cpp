@@ -33,14 +33,50 @@ const T* find(const Csr<std::int64_t, T>& a, std::int64_t i, std::int64_t j) {
   return it != e && *it == j ? &a.val[static_cast<std::size_t>(it - a.idx.begin())] : nullptr;
 }
 
+// The expanded matrix as a CSR over its rows: every row while they number not much more than
+// the entries (the CSR the tools build), else only the rows holding entries, so that a
+// hypersparse matrix (3e9 x 3e9, a few entries) costs memory and time by its entries.
 template <class T>
-void symmetry_of(const Csr<std::int64_t, T>& a, Info& r) {
+struct RowCsr {
+  Csr<std::int64_t, T> a;            // a.rows: the rows kept
+  std::vector<std::int64_t> row_of;  // row index of kept row s, ascending; empty: all kept
+  std::int64_t row(std::int64_t s) const { return row_of.empty() ? s : row_of[s]; }
+  // The kept row of row index I, or -1 when I holds no entry.
+  std::int64_t find_row(std::int64_t i) const {
+    if (row_of.empty()) return i;
+    const auto it = std::lower_bound(row_of.begin(), row_of.end(), i);
+    return it != row_of.end() && *it == i ? it - row_of.begin() : -1;
+  }
+};
+
+template <class T>
+RowCsr<T> row_csr(const MtxMatrix& m) {
+  auto coo = to_coo<std::int64_t, T>(m, /*expand=*/true);
+  RowCsr<T> c;
+  // coo_to_csr takes 24 bytes a row: fine up to about twice the entries' own size.
+  if (coo.rows > 2 * coo.nnz() + (std::int64_t{1} << 16)) {
+    c.row_of = coo.row;
+    std::sort(c.row_of.begin(), c.row_of.end());
+    c.row_of.erase(std::unique(c.row_of.begin(), c.row_of.end()), c.row_of.end());
+    for (auto& i : coo.row)
+      i = std::lower_bound(c.row_of.begin(), c.row_of.end(), i) - c.row_of.begin();
+    coo.rows = static_cast<std::int64_t>(c.row_of.size());
+  }
+  c.a = coo_to_csr(coo);
+  return c;
+}
+
+template <class T>
+void symmetry_of(const RowCsr<T>& c, Info& r) {
   r.numeric_symmetry = "none";
-  if (a.rows != a.cols) return;  // all three stay false
+  if (r.rows != r.cols) return;  // all three stay false
+  const auto& a = c.a;
   bool sym = true, skew = true, herm = true;
-  for (std::int64_t i = 0; i < a.rows && (sym || skew || herm); ++i) {
-    for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
-      const T* p = find(a, a.idx[k], i);
+  for (std::int64_t s = 0; s < a.rows && (sym || skew || herm); ++s) {
+    const std::int64_t i = c.row(s);
+    for (auto k = a.ptr[s]; k < a.ptr[s + 1]; ++k) {
+      const std::int64_t t = c.find_row(a.idx[k]);
+      const T* p = t < 0 ? nullptr : find(a, t, i);
       const T w = p ? *p : T{};
       const T& v = a.val[k];
       sym = sym && v == w;
@@ -56,16 +92,19 @@ void symmetry_of(const Csr<std::int64_t, T>& a, Info& r) {
 }
 
 template <class T>
-void rows_of(const Csr<std::int64_t, T>& a, Info& r) {
-  r.row_min = a.rows ? std::numeric_limits<std::int64_t>::max() : 0;
+void rows_of(const RowCsr<T>& c, Info& r) {
+  const auto& a = c.a;
+  const std::int64_t left_out = r.rows - a.rows;  // rows not kept: all empty
+  r.row_min = r.rows ? std::numeric_limits<std::int64_t>::max() : 0;
   bool weak = true, strict = true;
-  for (std::int64_t i = 0; i < a.rows; ++i) {
-    const std::int64_t len = a.ptr[i + 1] - a.ptr[i];
+  for (std::int64_t s = 0; s < a.rows; ++s) {
+    const std::int64_t i = c.row(s);
+    const std::int64_t len = a.ptr[s + 1] - a.ptr[s];
     r.row_min = std::min(r.row_min, len);
     r.row_max = std::max(r.row_max, len);
     r.empty_rows += len == 0;
     double diag = 0, off = 0;
-    for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
+    for (auto k = a.ptr[s]; k < a.ptr[s + 1]; ++k) {
       const std::int64_t j = a.idx[k];
       (j == i ? diag : off) += std::abs(a.val[k]);
       r.lower_bandwidth = std::max(r.lower_bandwidth, i - j);
@@ -74,15 +113,23 @@ void rows_of(const Csr<std::int64_t, T>& a, Info& r) {
     weak = weak && diag >= off;
     strict = strict && diag > off;
   }
+  if (left_out > 0) {  // each an empty row: weakly dominant (0 >= 0), not strictly
+    r.row_min = 0;
+    r.empty_rows += left_out;
+    strict = false;
+  }
   r.diagonal_dominance = strict ? "strict" : weak ? "weak" : "none";
-  if (a.rows > 0) {
-    r.row_mean = static_cast<double>(a.nnz()) / static_cast<double>(a.rows);
+  if (r.rows > 0) {
+    r.row_mean = static_cast<double>(a.nnz()) / static_cast<double>(r.rows);
     double ss = 0;
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-      const double d = static_cast<double>(a.ptr[i + 1] - a.ptr[i]) - r.row_mean;
+    for (std::int64_t s = 0; s < a.rows; ++s) {
+      const double d = static_cast<double>(a.ptr[s + 1] - a.ptr[s]) - r.row_mean;
       ss += d * d;
     }
-    r.row_stddev = std::sqrt(ss / static_cast<double>(a.rows));
+    // The rows left out in one product (the kept rows' sum above is the one of every row,
+    // in row order, when all are kept).
+    if (left_out > 0) ss += static_cast<double>(left_out) * (r.row_mean * r.row_mean);
+    r.row_stddev = std::sqrt(ss / static_cast<double>(r.rows));
   }
 }
 
@@ -103,11 +150,11 @@ void values_of(const Csr<std::int64_t, T>& a, Info& r) {
 
 template <class T>
 void analyse(const MtxMatrix& m, Info& r) {
-  const auto a = coo_to_csr(to_coo<std::int64_t, T>(m, /*expand=*/true));
-  r.nnz_distinct = a.nnz();
-  symmetry_of(a, r);
-  rows_of(a, r);
-  if (m.header.field != Field::pattern) values_of(a, r);
+  const auto c = row_csr<T>(m);
+  r.nnz_distinct = c.a.nnz();
+  symmetry_of(c, r);
+  rows_of(c, r);
+  if (m.header.field != Field::pattern) values_of(c.a, r);
   const std::int64_t vb = is_complex_v<T> ? 16 : 8;
   r.csr32_bytes = (r.rows + 1) * 4 + r.nnz_distinct * (4 + vb);
   r.csr64_bytes = (r.rows + 1) * 8 + r.nnz_distinct * (8 + vb);
