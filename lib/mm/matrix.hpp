@@ -115,7 +115,8 @@ Coo<I, T> to_coo(const MtxMatrix& m, bool expand = true) {
       c.col[k] = static_cast<I>(src->col[k]);
       c.val[k] = value_cast<T>(src->value(static_cast<std::int64_t>(k)));
     }
-  } else {  // array: column-major; symmetric kinds store the lower triangle by columns
+  } else if (n > 0) {  // array: column-major; symmetric kinds store the lower triangle by
+    // columns (a 0 x 3e9 array has no values, and no 3e9 columns to walk)
     const std::int64_t skip = h.symmetry == Symmetry::general          ? -1
                               : h.symmetry == Symmetry::skew_symmetric ? 1
                                                                        : 0;

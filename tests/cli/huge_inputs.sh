@@ -55,6 +55,13 @@ printf '%%%%MatrixMarket matrix coordinate real symmetric\n%s %s 2\n%s 1 2\n7 7 
 quick 0 mmcheck info --json "$TMP/huge_sym.mtx"
 json_is 'j["nnz_expanded"], j["empty_rows"], j["numeric_symmetry"]' "(3, 2999999997, 'symmetric')"
 quick 0 mmcheck validate "$TMP/huge_sym.mtx"
+# Arrays of no values, however wide or tall.
+printf '%%%%MatrixMarket matrix array real general\n0 %s\n' $big >"$TMP/wide0.mtx"
+quick 0 mmcheck info --json "$TMP/wide0.mtx"
+json_is 'j["rows"], j["cols"], j["nnz_distinct"], j["empty_rows"]' "(0, 3000000000, 0, 0)"
+printf '%%%%MatrixMarket matrix array real general\n%s 0\n' $big >"$TMP/tall0.mtx"
+quick 0 mmcheck info --json "$TMP/tall0.mtx"
+json_is 'j["rows"], j["nnz_distinct"], j["empty_rows"]' "(3000000000, 0, 3000000000)"
 
 # ---- a .gz bomb: 200 MB of zero bytes in 0.2 MB; and an endless one -----------------------------
 head -c 200M /dev/zero | gzip -1 >"$TMP/bomb.gz"
