@@ -233,6 +233,8 @@ class BodyParser {
         if (p < e && *p == '+' && (++p == e || *p == '-')) return false;  // "+-5"
         std::int64_t v = 0;
         if (!parse_index(p, e, v) || !token_end(p, e)) return false;
+        // A skew-symmetric file stores A(i,j) for -A(j,i): -2^63 has no 64-bit mirror.
+        if (v == INT64_MIN && h_.symmetry == Symmetry::skew_symmetric) return false;
         m_.integer[k] = v;
         return true;
       }
@@ -363,6 +365,9 @@ class BodyParser {
         std::int64_t v = 0;
         if (!parse_int64(t[i], v))
           return "expected an integer value (integer field), found " + describe_token(t[i]);
+        if (v == INT64_MIN && h_.symmetry == Symmetry::skew_symmetric)
+          return "value " + std::string(t[i]) +
+                 " in a skew-symmetric file: its mirror, the negation, does not fit in 64 bits";
       } else {
         double v = 0;
         if (!parse_double(p, e, v) || p != e)
