@@ -22,6 +22,11 @@ export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_
 # The carried Open MPI only where the machine has none (pack-for-device.sh).
 ldconfig -p | grep -q 'libmpi\.so\.40 ' || LD_LIBRARY_PATH+=":$carry/lib-mpi"
 export MM_BIN="$carry/bin" MM_ROOT="$root" MM_PYTHON=${MM_PYTHON:-python3}
+# What CTest passes the CLI tests: the O_TMPFILE-refusing shim (output.sh's fallback path) and
+# mpirun with its flags (the distributed tests; Open MPI: more ranks than cores, quiet).
+export MM_NO_TMPFILE="$carry/bin/mm_no_tmpfile.so"
+command -v mpirun > /dev/null && export MM_MPIEXEC="mpirun --oversubscribe -q"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 B=$MM_BIN
 summary=$out/summary.txt
 {
@@ -36,12 +41,15 @@ run_one() {  # unit|cli PATH
   if [[ $1 == unit ]]; then
     name=$(basename "$2") log=$out/unit_$(basename "$2").log
     timeout 300 "$2" --gtest_brief=1 > "$log" 2>&1
+  elif [[ $1 == mpi* ]]; then  # mpiNP PATH: a unit-test program as NP ranks
+    name=$(basename "$2").np${1#mpi} log=$out/unit_$(basename "$2").np${1#mpi}.log
+    OMP_NUM_THREADS=1 timeout 300 $MM_MPIEXEC -n "${1#mpi}" "$2" --gtest_brief=1 > "$log" 2>&1
   else
     name=cli.$(basename "$2" .sh) log=$out/$name.log
     timeout 480 bash "$2" > "$log" 2>&1
   fi
   rc=$?
-  if [[ $1 == unit ]]; then
+  if [[ $1 != cli ]]; then
     echo "$name: $([[ $rc == 0 ]] && echo passed || echo "FAILED (exit $rc)") ($(grep -E '^\[  (PASSED|SKIPPED|FAILED) ' "$log" | tr '\n' ' '))"
   else
     echo "$name: $([[ $rc == 0 ]] && echo passed || echo "FAILED (exit $rc)") ($(tail -1 "$log"))"
@@ -59,6 +67,9 @@ if [[ ${TESTS:-1} != 0 ]]; then
     for t in "$B"/test_*; do
       [[ $(basename "$t") =~ ${TEST_FILTER:-.} ]] && printf '%s\0%s\0' unit "$t"
     done
+    if [[ -n ${MM_MPIEXEC:-} && -x $B/test_dist && test_dist.np =~ ${TEST_FILTER:-.} ]]; then
+      for np in 2 3 4; do printf '%s\0%s\0' "mpi$np" "$B/test_dist"; done
+    fi
     for t in "$root"/tests/cli/*.sh; do
       [[ cli.$(basename "$t" .sh) =~ ${TEST_FILTER:-.} ]] && printf '%s\0%s\0' cli "$t"
     done

@@ -10,6 +10,8 @@ build=${BUILD_DIR:-$root/build}
 rm -rf "$root/.carry"
 mkdir -p "$root/.carry/bin" "$root/.carry/lib"
 find "$build/bin" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/.carry/bin/" \;
+# output.sh's O_TMPFILE-refusing shim (MM_NO_TMPFILE in gpu-run.sh)
+[[ -f $build/tests/mm_no_tmpfile.so ]] && cp "$build/tests/mm_no_tmpfile.so" "$root/.carry/bin/"
 strip "$root/.carry/bin/"*
 # Binaries with CUDA code are large (~230 MB), but each carries much the same device code:
 # xz's 64 MiB dictionary (-9) finds the repeats across files, 55 MB at the default -> 15 MB.
