@@ -180,12 +180,32 @@ double stencil_bytes(const HeatedRoom& r, std::int64_t iterations) {
 }
 
 // One sweep each: U_NEW's interior from U_OLD (walls untouched); returns the squared change
-// when NORM, else 0. Ref: a plain loop nest; cpu: OpenMP over the slowest index, the
-// innermost loop contiguous and vectorised, the change reduced in the same pass.
+// when NORM, else 0. Ref: a plain loop nest; cpu: OpenMP over the grid's rows, the innermost
+// loop contiguous and vectorised, each row's change summed from cache right after it is
+// written, in an order fixed by the grid alone (stencil_sweep_cpu_planes): the same norm bit
+// for bit whatever the threads.
 template <class T>
 double stencil_sweep_ref(const HeatedRoom& r, const T* u_old, T* u_new, bool norm);
 template <class T>
 double stencil_sweep_cpu(const HeatedRoom& r, const T* u_old, T* u_new, bool norm);
+
+// The cpu sweep of the planes [K0, K1) only (the slowest index: z in 3D, y in 2D), for a grid
+// held in part, as a distributed run holds its slab: U_OLD and U_NEW point at plane FIRST
+// (<= K0 - 1), and planes FIRST..K1 exist. PLANE_CHANGE, when not null, gets the squared change
+// of each plane (K1 - K0 values): its rows' changes added in row order, each row's in 8 fixed
+// lanes, so that a plane's sum depends on its values only, not on the threads or on where the
+// buffers lie. stencil_sweep_cpu is this over every interior plane, the sums added in plane
+// order by stencil_sum_planes: a run split in slabs (lib/dist) that adds the same plane sums
+// in the same order gets the one-process norm bit for bit, and so the same iteration count.
+template <class T>
+void stencil_sweep_cpu_planes(const HeatedRoom& r, const T* u_old, T* u_new, std::int64_t first,
+                              std::int64_t k0, std::int64_t k1, double* plane_change);
+double stencil_sum_planes(const double* plane_change, std::int64_t count);
+
+// The starting values of planes [FIRST, LAST) (the slowest index) into U, which points at plane
+// FIRST: heated_room_init for a part of the grid.
+template <class T>
+void heated_room_init_planes(const HeatedRoom& room, T* u, std::int64_t first, std::int64_t last);
 
 // Iterates SWEEP from the initial grid in two buffers swapped each iteration; U_A and U_B
 // hold N^DIM values each, and the result is left in U_A.

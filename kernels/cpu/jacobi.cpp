@@ -1,5 +1,6 @@
 // OpenMP Jacobi: the system in one fused pass a iteration (update and change together), and
-// the heated-room stencil over the slowest index with contiguous, vectorised inner rows.
+// the heated-room stencil over the grid's rows with contiguous, vectorised inner loops (whole
+// grids, or a slab of planes for the distributed run).
 #include "jacobi.hpp"
 
 #include <omp.h>
@@ -26,60 +27,78 @@ double squared_change(const T& v, const T& old) {
 
 // One stretch [I0, I1) of a grid row with a constant source ADD: the six (four) neighbours
 // summed in the reference's order, so both backends round alike. NN = 0 in 2D.
-template <class T, bool Norm, bool ThreeD>
-double row_stretch(const T* __restrict u, T* __restrict out, std::int64_t i0, std::int64_t i1,
-                   std::int64_t n, std::int64_t nn, T add, T inv) {
-  double change = 0;
-#pragma omp simd reduction(+ : change)
+template <class T, bool ThreeD>
+void row_stretch(const T* __restrict u, T* __restrict out, std::int64_t i0, std::int64_t i1,
+                 std::int64_t n, std::int64_t nn, T add, T inv) {
+#pragma omp simd
   for (std::int64_t i = i0; i < i1; ++i) {
     T v = u[i - 1] + u[i + 1] + u[i - n] + u[i + n];
     if constexpr (ThreeD) v = v + u[i - nn] + u[i + nn];
-    v = (v + add) * inv;
-    if constexpr (Norm) {
-      const double d = static_cast<double>(v - u[i]);
-      change += d * d;
-    }
-    out[i] = v;
+    out[i] = (v + add) * inv;
   }
-  return change;
+}
+
+// The squared change of points [I0, I1) of a row, in kLanes fixed lanes (point i in lane
+// (i - i0) % kLanes) added in a fixed order at the end: the same bits wherever the row lies in
+// memory (a vectorised reduction's lanes could shift with the alignment) and whichever thread
+// sums it. Read back from cache right after the row is written.
+constexpr int kLanes = 8;
+template <class T>
+double row_change(const T* __restrict u, const T* __restrict out, std::int64_t i0,
+                  std::int64_t i1) {
+  double lane[kLanes] = {};
+  std::int64_t i = i0;
+  for (; i + kLanes <= i1; i += kLanes) {
+#pragma omp simd
+    for (int l = 0; l < kLanes; ++l) {
+      const double d = static_cast<double>(out[i + l] - u[i + l]);
+      lane[l] += d * d;
+    }
+  }
+  for (int l = 0; i < i1; ++i, ++l) {
+    const double d = static_cast<double>(out[i] - u[i]);
+    lane[l] += d * d;
+  }
+  double s = 0;
+  for (int l = 0; l < kLanes; ++l) s += lane[l];
+  return s;
 }
 
 // Interior of one grid row (u and out point at the row's first point): the radiator's
 // stretch, when the row crosses it, gets h^2 f and the rest 0, the same sums as the
-// reference's per-point choice.
-template <class T, bool Norm, bool ThreeD>
-double grid_row(const HeatedRoom& r, const T* u, T* out, bool source_row, T src, T inv) {
+// reference's per-point choice. Returns the row's squared change when NORM, else 0.
+template <class T, bool ThreeD>
+double grid_row(const HeatedRoom& r, const T* u, T* out, bool source_row, T src, T inv, bool norm) {
   const std::int64_t n = r.n, nn = ThreeD ? n * n : 0, first = 1, last = n - 1;
-  if (!source_row || r.rx.lo > r.rx.hi)
-    return row_stretch<T, Norm, ThreeD>(u, out, first, last, n, nn, T(0), inv);
-  const std::int64_t lo = std::clamp(r.rx.lo, first, last), hi = std::clamp(r.rx.hi + 1, lo, last);
-  return row_stretch<T, Norm, ThreeD>(u, out, first, lo, n, nn, T(0), inv) +
-         row_stretch<T, Norm, ThreeD>(u, out, lo, hi, n, nn, src, inv) +
-         row_stretch<T, Norm, ThreeD>(u, out, hi, last, n, nn, T(0), inv);
+  if (!source_row || r.rx.lo > r.rx.hi) {
+    row_stretch<T, ThreeD>(u, out, first, last, n, nn, T(0), inv);
+  } else {
+    const std::int64_t lo = std::clamp(r.rx.lo, first, last),
+                       hi = std::clamp(r.rx.hi + 1, lo, last);
+    row_stretch<T, ThreeD>(u, out, first, lo, n, nn, T(0), inv);
+    row_stretch<T, ThreeD>(u, out, lo, hi, n, nn, src, inv);
+    row_stretch<T, ThreeD>(u, out, hi, last, n, nn, T(0), inv);
+  }
+  return norm ? row_change(u, out, first, last) : 0.0;
 }
 
-template <class T, bool Norm>
-double sweep(const HeatedRoom& r, const T* u, T* out) {
-  const std::int64_t n = r.n;
-  const T src = static_cast<T>(r.h2f);
-  double change = 0;
-  if (r.dim == 2) {
-    const T inv = T(1) / T(4);
-#pragma omp parallel for reduction(+ : change) schedule(static)
-    for (std::int64_t j = 1; j < n - 1; ++j)
-      change += grid_row<T, Norm, false>(r, u + j * n, out + j * n, r.ry.contains(j), src, inv);
-    return change;
+// Rows of the planes [K0, K1), one parallel loop over all of them (a thin slab of a few planes
+// still feeds every thread); U and OUT point at plane FIRST. ROW_CHANGE: a value a row, or null.
+template <class T, bool ThreeD>
+void sweep_rows(const HeatedRoom& r, const T* u, T* out, std::int64_t first, std::int64_t k0,
+                std::int64_t k1, double* row_change_out) {
+  const std::int64_t n = r.n, per_plane = ThreeD ? n - 2 : 1, rows = (k1 - k0) * per_plane;
+  const T src = static_cast<T>(r.h2f), inv = T(1) / T(ThreeD ? 6 : 4);
+  const bool norm = row_change_out != nullptr;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t q = 0; q < rows; ++q) {
+    const std::int64_t k = k0 + q / per_plane, j = ThreeD ? 1 + q % per_plane : k;
+    // Offset of the row from plane FIRST: 3D (k, j), 2D the row k itself.
+    const std::int64_t row = ThreeD ? ((k - first) * n + j) * n : (k - first) * n;
+    const bool source = ThreeD ? r.ry.contains(j) && r.rz.contains(k) : r.ry.contains(k);
+    const double c = grid_row<T, ThreeD>(r, u + row, out + row, source, src, inv, norm);
+    if (norm) row_change_out[q] = c;
   }
-  const T inv = T(1) / T(6);
-#pragma omp parallel for reduction(+ : change) schedule(static)
-  for (std::int64_t k = 1; k < n - 1; ++k) {
-    for (std::int64_t j = 1; j < n - 1; ++j) {
-      const std::int64_t row = (k * n + j) * n;
-      change += grid_row<T, Norm, true>(r, u + row, out + row, r.ry.contains(j) && r.rz.contains(k),
-                                        src, inv);
-    }
-  }
-  return change;
 }
 
 }  // namespace
@@ -151,8 +170,54 @@ JacobiResult jacobi_cpu(const Csr<I, T>& off, const std::vector<T>& inv_diag, co
 }
 
 template <class T>
+void stencil_sweep_cpu_planes(const HeatedRoom& r, const T* u, T* out, std::int64_t first,
+                              std::int64_t k0, std::int64_t k1, double* plane_change) {
+  if (k1 <= k0) return;
+  const bool three = r.dim == 3;
+  // A value a row, then each plane's rows added in order (one row a plane in 2D): the row
+  // buffer is reused from sweep to sweep (one a calling thread).
+  thread_local std::vector<double> rows;
+  double* row_change = nullptr;
+  if (plane_change) {
+    rows.resize(static_cast<std::size_t>((k1 - k0) * (three ? r.n - 2 : 1)));
+    row_change = rows.data();
+  }
+  if (three)
+    sweep_rows<T, true>(r, u, out, first, k0, k1, row_change);
+  else
+    sweep_rows<T, false>(r, u, out, first, k0, k1, row_change);
+  if (!plane_change) return;
+  if (!three) {
+    std::copy(rows.begin(), rows.end(), plane_change);
+    return;
+  }
+  // (ROW_CHANGE, not ROWS: a thread_local names another vector on each thread.)
+  const std::int64_t per = r.n - 2;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t p = 0; p < k1 - k0; ++p) {
+    double s = 0;
+    for (std::int64_t j = 0; j < per; ++j) s += row_change[p * per + j];
+    plane_change[p] = s;
+  }
+}
+
+double stencil_sum_planes(const double* plane_change, std::int64_t count) {
+  double s = 0;
+  for (std::int64_t p = 0; p < count; ++p) s += plane_change[p];
+  return s;
+}
+
+template <class T>
 double stencil_sweep_cpu(const HeatedRoom& r, const T* u, T* out, bool norm) {
-  return norm ? sweep<T, true>(r, u, out) : sweep<T, false>(r, u, out);
+  const std::int64_t planes = r.n - 2;
+  if (!norm) {
+    stencil_sweep_cpu_planes<T>(r, u, out, 0, 1, r.n - 1, nullptr);
+    return 0;
+  }
+  thread_local std::vector<double> plane;
+  plane.resize(static_cast<std::size_t>(planes));
+  stencil_sweep_cpu_planes<T>(r, u, out, 0, 1, r.n - 1, plane.data());
+  return stencil_sum_planes(plane.data(), planes);
 }
 
 #define MM_JACOBI_CPU(I, T)                                                                     \
@@ -161,7 +226,11 @@ double stencil_sweep_cpu(const HeatedRoom& r, const T* u, T* out, bool norm) {
                                          std::vector<T>&, const JacobiStop&);
 MM_FOR_INDEX_VALUE_TYPES(MM_JACOBI_CPU)
 
-template double stencil_sweep_cpu<float>(const HeatedRoom&, const float*, float*, bool);
-template double stencil_sweep_cpu<double>(const HeatedRoom&, const double*, double*, bool);
+#define MM_STENCIL_CPU(T)                                                                  \
+  template double stencil_sweep_cpu<T>(const HeatedRoom&, const T*, T*, bool);             \
+  template void stencil_sweep_cpu_planes<T>(const HeatedRoom&, const T*, T*, std::int64_t, \
+                                            std::int64_t, std::int64_t, double*);
+MM_STENCIL_CPU(float)
+MM_STENCIL_CPU(double)
 
 }  // namespace mm

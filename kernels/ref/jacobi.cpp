@@ -108,15 +108,25 @@ HeatedRoom heated_room(int dim, std::int64_t n) {
 }
 
 template <class T>
-void heated_room_init(const HeatedRoom& r, T* u) {
-  const std::int64_t n = r.n, planes = r.dim == 3 ? n : 1;
-  for (std::int64_t k = 0; k < planes; ++k)
-    for (std::int64_t j = 0; j < n; ++j)
+void heated_room_init_planes(const HeatedRoom& r, T* u, std::int64_t first, std::int64_t last) {
+  // 3D: planes k of N x N points; 2D: the plane is a row j, one k.
+  const std::int64_t n = r.n;
+  for (std::int64_t p = first; p < last; ++p) {
+    const std::int64_t k = r.dim == 3 ? p : 0, j0 = r.dim == 3 ? 0 : p, j1 = r.dim == 3 ? n : p + 1;
+    for (std::int64_t j = j0; j < j1; ++j)
       for (std::int64_t i = 0; i < n; ++i) {
         const bool wall =
             i == 0 || i == n - 1 || j == 0 || j == n - 1 || (r.dim == 3 && (k == 0 || k == n - 1));
-        u[(k * n + j) * n + i] = !wall ? T(0) : j == 0 ? T(0) : T(20);
+        u[((p - first) * (r.dim == 3 ? n : 1) + (j - j0)) * n + i] = !wall    ? T(0)
+                                                                     : j == 0 ? T(0)
+                                                                              : T(20);
       }
+  }
+}
+
+template <class T>
+void heated_room_init(const HeatedRoom& r, T* u) {
+  heated_room_init_planes(r, u, 0, r.n);
 }
 
 template <class T>
@@ -180,10 +190,11 @@ JacobiResult stencil_iterate(const HeatedRoom& r, StencilSweep<T> sweep, T* u_a,
   template JacobiResult jacobi_ref<I, T>(const Csr<I, T>&, const T*, T*, const JacobiStop&);
 MM_FOR_INDEX_VALUE_TYPES(MM_JACOBI_REF)
 
-#define MM_STENCIL_REF(T)                                                              \
-  template void heated_room_init<T>(const HeatedRoom&, T*);                            \
-  template double stencil_sweep_ref<T>(const HeatedRoom&, const T*, T*, bool);         \
-  template JacobiResult stencil_iterate<T>(const HeatedRoom&, StencilSweep<T>, T*, T*, \
+#define MM_STENCIL_REF(T)                                                                      \
+  template void heated_room_init<T>(const HeatedRoom&, T*);                                    \
+  template void heated_room_init_planes<T>(const HeatedRoom&, T*, std::int64_t, std::int64_t); \
+  template double stencil_sweep_ref<T>(const HeatedRoom&, const T*, T*, bool);                 \
+  template JacobiResult stencil_iterate<T>(const HeatedRoom&, StencilSweep<T>, T*, T*,         \
                                            const JacobiStop&);
 MM_STENCIL_REF(float)
 MM_STENCIL_REF(double)

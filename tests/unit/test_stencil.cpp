@@ -2,6 +2,9 @@
 // hand, every CPU sweep against ref-stencil, every interior point written; the CUDA sweeps
 // against the reference where a GPU exists.
 #include <gtest/gtest.h>
+#include <omp.h>
+
+#include <random>
 
 #include "gpu.hpp"
 #include "jacobi.hpp"
@@ -133,6 +136,54 @@ TYPED_TEST(StencilTypes, SweepWritesEveryInteriorPoint) {
       EXPECT_EQ(bad_interior, 0) << dim << "D N=" << n;
       EXPECT_EQ(wall_written, 0) << dim << "D N=" << n;
       EXPECT_EQ(stencil_sweep_cpu(room, u.data(), got.data(), false), 0.0);
+    }
+}
+
+// The cpu sweep's norm is a function of the grid alone: the same bits on 1 or 3 threads, and
+// for a slab of planes swept alone from a buffer at any offset (alignment), its plane sums are
+// the whole sweep's, which add up to its norm in plane order (what lib/dist's slabs rely on).
+TYPED_TEST(StencilTypes, PlaneSumsIndependentOfThreadsAndPlacement) {
+  using T = TypeParam;
+  std::mt19937_64 rng(5);
+  const int threads = omp_get_max_threads();
+  for (const int dim : {2, 3})
+    for (const std::int64_t n : {4, 13, 37}) {
+      const std::string what = std::to_string(dim) + "D N=" + std::to_string(n);
+      const HeatedRoom room = heated_room(dim, n);
+      std::vector<T> u(static_cast<std::size_t>(room.points())), want(u.size());
+      heated_room_init(room, u.data());
+      for (auto& v : u) v += T(10) * test::random_value<T>(rng);  // walls too: any values
+      omp_set_num_threads(1);
+      const double norm = stencil_sweep_cpu(room, u.data(), want.data(), true);
+      std::vector<double> planes(static_cast<std::size_t>(n - 2));
+      std::vector<T> again(u.size());
+      stencil_sweep_cpu_planes(room, u.data(), again.data(), 0, 1, n - 1, planes.data());
+      EXPECT_EQ(stencil_sum_planes(planes.data(), n - 2), norm) << what;
+      omp_set_num_threads(3);
+      std::vector<T> got(u.size());
+      EXPECT_EQ(stencil_sweep_cpu(room, u.data(), got.data(), true), norm) << what << " 3 threads";
+      omp_set_num_threads(threads);
+      EXPECT_EQ(got, want) << what;
+      const std::int64_t ps = dim == 3 ? n * n : n;
+      for (const std::int64_t k0 : {std::int64_t{1}, n / 2})
+        for (const std::int64_t shift : {1, 3, 5}) {  // elements: not a vector's alignment
+          const std::int64_t k1 = std::min(k0 + 3, n - 1);
+          std::vector<T> in(static_cast<std::size_t>(shift + (k1 - k0 + 2) * ps)), out(in.size());
+          std::copy(u.begin() + (k0 - 1) * ps, u.begin() + (k1 + 1) * ps, in.begin() + shift);
+          std::vector<double> part(static_cast<std::size_t>(k1 - k0));
+          stencil_sweep_cpu_planes(room, in.data() + shift, out.data() + shift, k0 - 1, k0, k1,
+                                   part.data());
+          for (std::int64_t k = k0; k < k1; ++k) {
+            EXPECT_EQ(part[k - k0], planes[k - 1]) << what << " plane " << k << " shift " << shift;
+            // The interior of each row as the whole sweep wrote it (walls are not written).
+            for (std::int64_t q = 0; q < ps; ++q) {
+              const std::int64_t i = q % n, j = dim == 3 ? q / n : k;
+              if (i == 0 || i == n - 1 || j == 0 || j == n - 1) continue;
+              ASSERT_EQ(out[shift + (k - k0 + 1) * ps + q], want[k * ps + q])
+                  << what << " plane " << k << " point " << q;
+            }
+          }
+        }
     }
 }
 
