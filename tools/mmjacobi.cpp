@@ -6,6 +6,9 @@
 #include <sstream>
 
 #include "device_memory.hpp"
+#include "dist/agree.hpp"
+#include "dist/jacobi_tool.hpp"
+#include "dist/options.hpp"
 #include "jacobi.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
@@ -229,6 +232,7 @@ int run(const Cli& cli) {
   if (p2 && p3) throw UsageError("give --poisson2d or --poisson3d, not both");
   const JacobiStop stop = parse_stop(cli);
   const JacobiTuning tuning = JacobiTuning::from(cli.tune());  // bad values: exit 2, now
+  if (dist::wanted(cli)) return dist::jacobi_tool(cli, stop);  // under mpirun: lib/dist/
   const Device device = resolve_device(c.device, c.verbose, "mmjacobi");
   if (p2 || p3)
     return run_stencil(cli, stop, tuning, device, p3 ? 3 : 2,
@@ -239,7 +243,7 @@ int run(const Cli& cli) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return mm::run_tool("mmjacobi", argc, argv, [](int argc, char** argv) {
+  return mm::dist::run_tool("mmjacobi", argc, argv, [](int argc, char** argv) {
     mm::Cli cli(
         "mmjacobi",
         "A b (--max-iter K | --tol T) [options]  |  mmjacobi --poisson3d|--poisson2d N [options]",
@@ -273,7 +277,8 @@ int main(int argc, char** argv) {
         "mmgen rhs A.mtx | mmjacobi A.mtx - --tol 1e-10 --check-every 10 --timing -\n"
         "mmjacobi --poisson3d 128 --max-iter 1000 --tol 1e-6 --check-every 50 -o room.mtx\n"
         "mmjacobi --poisson3d 512 --max-iter 200 --device cuda --tune warps=16 -q --timing -\n"
-        "mmjacobi --poisson2d 256 --tol 1e-8 --impl ref-stencil --threads 1 -q --timing t.jsonl");
+        "mmjacobi --poisson2d 256 --tol 1e-8 --impl ref-stencil --threads 1 -q --timing t.jsonl\n"
+        "mpirun -np 4 mmjacobi --poisson3d 256 --tol 1e-4 --check-every 50 -o room.mtx");
     cli.compute().tuning({mm::JacobiTuning::keys()}).positional("files", -1);
     cli.options()("max-iter", mm::po::value<std::int64_t>(),
                   "iterations at most (fixed count without --tol)")(
@@ -282,6 +287,7 @@ int main(int argc, char** argv) {
         "compute the change every C iterations")("poisson3d", mm::po::value<std::int64_t>(),
                                                  "the 3D heated room, N points a side")(
         "poisson2d", mm::po::value<std::int64_t>(), "the 2D heated room, N points a side");
+    mm::dist::add_options(cli);
     if (!cli.parse(argc, argv)) return 0;
     return run(cli);
   });

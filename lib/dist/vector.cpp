@@ -99,18 +99,15 @@ std::string base_name(const std::string& p) {
 
 }  // namespace
 
-template <class T>
-double write_per_rank(const Comm& comm, const std::vector<T>& local, const Partition& part,
-                      const CommonOptions& c) {
+double write_parts(const Comm& comm, const MtxMatrix& m, const Partition& part, std::int64_t cols,
+                   const CommonOptions& c) {
   Stopwatch w;
   if (c.quiet) return 0;
   const std::string mine = per_rank_path(c.output, comm.rank());
   bool written = false;
   try {
     agree(comm, [&] {
-      Dense<T> y(static_cast<std::int64_t>(local.size()), 1);
-      y.data = local;
-      write_mtx(mine, to_mtx(y), WriteOptions{c.threads});
+      write_mtx(mine, m, WriteOptions{c.threads});
       written = true;
     });
     agree(comm, [&] {
@@ -122,7 +119,7 @@ double write_per_rank(const Comm& comm, const std::vector<T>& local, const Parti
                          {"row_begin", part.begin(r)},
                          {"rows", part.count(r)}});
       const nlohmann::json index = {
-          {"rows", part.n()}, {"cols", 1}, {"ranks", part.parts()}, {"parts", parts}};
+          {"rows", part.n()}, {"cols", cols}, {"ranks", part.parts()}, {"parts", parts}};
       OutputStream out(index_path(c.output));
       out.write(index.dump(2) + "\n");
       out.commit();
@@ -132,6 +129,15 @@ double write_per_rank(const Comm& comm, const std::vector<T>& local, const Parti
     throw;
   }
   return w.seconds();
+}
+
+template <class T>
+double write_per_rank(const Comm& comm, const std::vector<T>& local, const Partition& part,
+                      const CommonOptions& c) {
+  if (c.quiet) return 0;
+  Dense<T> y(static_cast<std::int64_t>(local.size()), 1);
+  y.data = local;
+  return write_parts(comm, to_mtx(y), part, 1, c);
 }
 
 #define MM_DIST_VECTOR(T)                                                                     \

@@ -52,6 +52,11 @@ template <class T>
 double write_per_rank(const Comm& comm, const std::vector<T>& local, const Partition& part,
                       const CommonOptions& c);
 
+// write_per_rank for any array of PART.n() rows and COLS columns (an mmjacobi grid): MINE is
+// this rank's block of rows, written as it is (its comments kept); the index names COLS.
+double write_parts(const Comm& comm, const MtxMatrix& mine, const Partition& part,
+                   std::int64_t cols, const CommonOptions& c);
+
 // "y.mtx" -> "y.rank3.mtx" ("y.mtx.gz" -> "y.rank3.mtx.gz"; another name gains ".rank3.mtx").
 std::string per_rank_path(const std::string& output, int rank);
 // "y.mtx" -> "y.index.json".
