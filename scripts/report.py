@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Turns a Makefile.pipeline results folder into report.md, summary-experiments.md and gnuplot
-PNG plots. Reads only the timing records (timings/<exp>/<variant>-<case>.jsonl), the measured
+PNG plots. Reads only the timing records (timings/<exp>/<variant>-<case>.jsonl; the scale
+experiment's timings/scale/<op>-<weak|strong>-<device>-<ranks>.jsonl), the measured
 ceilings (timings/ceiling/), the check results (check/), the corpus's spy plots (plots/spy/,
 with info/corpus-*.json for their shapes) and, for where the pipeline's own time went,
 steps.tsv and the generation records (logs/gen/). Standard library only.
@@ -421,6 +422,129 @@ def time_spent(results: pathlib.Path):
     return out
 
 
+# ---- scale: weak and strong scaling over MPI ranks ---------------------------------------------
+SCALE_OPS = {"spmv": "spmv (mmspmv)", "cg": "cg (mmsolve --method cg --precond jacobi)",
+             "jacobi": "jacobi (mmjacobi --poisson3d)"}
+
+
+def scale_rows(results: pathlib.Path, ceil):
+    """One row per scale run that ran: (op, mode, device, ranks) with its time, rate (GB/s by
+    the tool's formula), parallel efficiency E = rate(R) / (R rate(1)) against the one-rank run
+    of the same series, and the bound the measured copy bandwidth B puts on it, min(1, B /
+    (R rate(1))): R ranks of one machine share its memory bandwidth. Also the n/a runs."""
+    runs, nas = {}, collections.defaultdict(list)
+    for f in sorted((results / "timings" / "scale").glob("*.jsonl")):
+        parts = f.stem.split("-")
+        if len(parts) != 4 or not parts[3].isdigit():
+            continue
+        op, mode, dev, ranks = parts[0], parts[1], parts[2], int(parts[3])
+        rec = load(f)
+        if rec.get("status") == "n/a":
+            nas[(op, dev, rec.get("reason", ""))].append(f"{mode} {ranks}")
+        elif "phases" in rec:
+            runs[(op, mode, dev, ranks)] = rec
+    rows = []
+    for (op, mode, dev, ranks), rec in runs.items():
+        t = rec["phases"]["compute"]["median"]
+        rate = rec.get("gbps")
+        one = runs.get((op, mode, dev, 1))
+        rate1 = one.get("gbps") if one else None
+        eff = rate / (ranks * rate1) if rate and rate1 else None
+        copy = ceil.get(rec.get("device"), {}).get("copy")
+        bound = min(1.0, copy / (ranks * rate1)) if copy and rate1 else None
+        inp = (rec.get("inputs") or [{}])[0]
+        grid = rec.get("grid")
+        size = (f"{grid['n']}^3 = {big(grid['n'] ** 3)} points" if grid else
+                f"{big(inp['rows'])} rows" if "rows" in inp else "-")
+        ph = rec["phases"]
+        rows.append({"op": op, "mode": mode, "dev": dev, "ranks": ranks, "size": size, "t": t,
+                     "rate": rate, "eff": eff, "bound": bound,
+                     "exchange": ph.get("exchange"), "allreduce": ph.get("allreduce"),
+                     "imbalance": rec.get("load_imbalance"), "iters": rec.get("iterations"),
+                     "transport": rec.get("transport", "-")})
+    order = list(SCALE_OPS)
+    rows.sort(key=lambda r: (order.index(r["op"]) if r["op"] in order else 9, r["mode"] != "weak",
+                             r["dev"], r["ranks"]))
+    return rows, nas
+
+
+def scale_plot(rows, pdir: pathlib.Path, terminal):
+    """plots/scale-efficiency.png: E against the ranks, a line per (op, mode, device)."""
+    series = sorted({(r["op"], r["mode"], r["dev"]) for r in rows if r["eff"] is not None},
+                    key=lambda k: (list(SCALE_OPS).index(k[0]) if k[0] in SCALE_OPS else 9, k))
+    if not series:
+        return []
+    dat, parts = [], []
+    for i, key in enumerate(series):
+        pts = sorted((r for r in rows if (r["op"], r["mode"], r["dev"]) == key),
+                     key=lambda r: r["ranks"])
+        dat.append(f"# {' '.join(key)}: ranks efficiency")
+        dat += [f"{r['ranks']} {r['eff'] if r['eff'] is not None else 'NaN'}" for r in pts] + ["", ""]
+        op, mode, dev = key
+        parts.append(f"'scale.dat' index {i} using 1:2 with linespoints lw 2 ps 1.4 "
+                     f"lc rgb '{COLORS[list(SCALE_OPS).index(op) % len(COLORS)] if op in SCALE_OPS else '#000000'}' "
+                     f"pt {POINTS[i % len(POINTS)]} dt {1 if mode == 'strong' else 2} "
+                     f"title {gp_quote(f'{op} {mode} ({dev})')}")
+    (pdir / "scale.dat").write_text("\n".join(dat))
+    ranks = sorted({r["ranks"] for r in rows})
+    effs = [r["eff"] for r in rows if r["eff"] is not None]
+    lines = ["set grid xtics ytics lc rgb '#d0d0d0'", "set datafile missing 'NaN'",
+             "set logscale x 2", "set format x '%g'",
+             f"set xrange [{min(ranks) / 1.2:.6g}:{max(ranks) * 1.2:.6g}]",
+             "set xtics (" + ", ".join(str(x) for x in ranks) + ")",
+             "set xlabel 'MPI ranks (log)'", "set ylabel 'parallel efficiency rate(R) / (R rate(1))'",
+             f"set yrange [0:{max(1.2, max(effs) * 1.1):.3g}]",
+             "set title 'scale: parallel efficiency (solid strong, dashed weak scaling)'"]
+    lines += plot_cmd(terminal or "pngcairo", "scale-efficiency.png",
+                      parts + ["1 with lines lc rgb 'black' dt 3 lw 1.5 title 'ideal = 1'"])
+    (pdir / "scale.gp").write_text("\n".join(lines) + "\n")
+    if terminal:
+        r = subprocess.run(["gnuplot", "scale.gp"], cwd=pdir, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"report.py: gnuplot scale.gp: {r.stderr.strip()}", file=sys.stderr)
+    return ["scale-efficiency.png"]
+
+
+def scale_section(results: pathlib.Path, ceil, pdir: pathlib.Path, terminal):
+    """The report's scale section and the summary's line about it (empty: nothing ran)."""
+    rows, nas = scale_rows(results, ceil)
+    if not rows and not nas:
+        return [], []
+    out = ["", "## scale: weak and strong scaling over MPI ranks (spmv, cg, jacobi)", "",
+           "Each run `mpirun -np R` of the tool (`make -f Makefile.pipeline scale`; RANKS, "
+           "SCALE_THREADS threads a rank). *strong*: one problem for every R; *weak*: R times the "
+           "one-rank problem (poisson2d rows for spmv and cg, grid points for jacobi). *rate*: "
+           "GB/s by the tool's formula at the median compute time (each run the slowest rank's); "
+           "*E* = rate(R) / (R rate(1)), the parallel efficiency against the one-rank run of the "
+           "same series; *bound* = min(1, B / (R rate(1))), B the measured copy bandwidth of the "
+           "device: the model that R ranks of one machine share its memory bandwidth (meaningful "
+           "where the problem does not fit in cache, SCALE=full); *E / bound* how close to that "
+           "model. *exchange* (halo, outside the overlap) and *allreduce* are the slowest rank's "
+           "seconds a run; *imbalance* max/mean work a rank.", ""]
+    names = scale_plot(rows, pdir, terminal) if rows else []
+    out += [f"![{n}](plots/{n})" for n in names] + [""] if terminal and names else []
+    out += ["| operation | scaling | device | ranks | problem | median time | GB/s | E | bound | "
+            "E / bound | exchange | allreduce | imbalance |",
+            "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        vs = r["eff"] / r["bound"] if r["eff"] is not None and r["bound"] else None
+        out.append(f"| {r['op']} | {r['mode']} | {r['dev']} | {r['ranks']} | {r['size']} | "
+                   f"{fmt_time(r['t'])} | {fmt(r['rate'])} | {fmt(r['eff'], 2)} | "
+                   f"{fmt(r['bound'], 2)} | {fmt(vs, 2)} | {fmt_time(r['exchange'])} | "
+                   f"{fmt_time(r['allreduce'])} | {fmt(r['imbalance'], 3)} |")
+    if nas:
+        out += ["", "Not run here (n/a):"]
+        out += [f"- `{op}` ({dev}; {', '.join(runs)}): {why}" for (op, dev, why), runs in
+                sorted(nas.items())]
+    top = max((r["ranks"] for r in rows), default=None)
+    cells = [f"{r['op']} {r['mode']} {fmt(r['eff'], 2)}" for r in rows
+             if r["ranks"] == top and r["ranks"] > 1 and r["eff"] is not None]
+    na_ops = sorted({op for op, _, _ in nas})
+    line = (f"scale: parallel efficiency at {top} ranks ({rows[0]['dev'] if rows else '-'}): "
+            f"{', '.join(cells) or '-'}" + (f"; n/a: {', '.join(na_ops)}" if na_ops else ""))
+    return out, [line]
+
+
 def main(results: pathlib.Path) -> int:
     runs, failed, ceil, ceil_rows, checks, matrix_checks = collect(results)
     pdir = results / "plots"
@@ -480,7 +604,9 @@ def main(results: pathlib.Path) -> int:
             body += spy_gallery(results, rows)
         if nas:
             body += ["", "Not applicable (the tool refused the input, exit 3):"] + nas
-    md += ["", "## Summary", ""] + summary + body
+    scale_md, scale_line = scale_section(results, ceil, pdir, terminal)
+    body += scale_md
+    md += ["", "## Summary", ""] + summary + ([""] + scale_line if scale_line else []) + body
     spy = [] if runs.get("spmv") else spy_gallery(results, [])
     if spy:  # no spmv section to show them in
         md += ["", "## Corpus sparsity patterns"] + spy
@@ -504,7 +630,7 @@ def main(results: pathlib.Path) -> int:
                          for k, d, v, _ in ceil_rows)
     (results / "summary-experiments.md").write_text("\n".join(
         ["# mmtools experiments: summary (full tables and plots: report.md)", ""] + summary +
-        ["", f"checks: {nchk['ok']} ok, {nchk['n/a']} n/a, {nchk['failed']} failed; "
+        ([""] + scale_line if scale_line else []) + ["", f"checks: {nchk['ok']} ok, {nchk['n/a']} n/a, {nchk['failed']} failed; "
          f"timing runs failed: {len(failed)}; ceilings: {ceilings}"]) + "\n")
     print(f"report.py: {results / 'report.md'}, {sum(len(r) for r in runs.values())} records, "
           f"plots {'drawn' if terminal else 'not drawn (no gnuplot)'}")

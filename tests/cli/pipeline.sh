@@ -26,6 +26,19 @@ for exp in add mul lu transpose spmv jacobi jacobi-tol solve; do
   grep -q "^## $exp: " "$R/report.md" && pass "report has a section for $exp" ||
     fail "report lacks $exp"
 done
+# The scale experiment (part of the main job): mpirun over RANKS="1 2 4", a table row per run
+# with its efficiency, cg n/a (with the reason) while mmsolve does not run distributed.
+if [[ -n ${MM_MPIEXEC:-} ]]; then
+  grep -q '^## scale: weak and strong scaling over MPI ranks' "$R/report.md" &&
+    grep -Eq '^\| jacobi \| weak \| cpu \| 2 \| 60\^3 = 216,000 points \| [0-9.]+ (s|ms|us) \| [0-9.e+-]+ \| [0-9.e+-]+ \| ' "$R/report.md" &&
+    grep -Eq '^\| spmv \| strong \| cpu \| 4 \| 262,144 rows \| ' "$R/report.md" &&
+    grep -Eq '^\| cg \| strong \| cpu \| 4 \| |^- `cg` \(cpu; .*\): .*mmsolve' "$R/report.md" &&
+    grep -q '^scale: parallel efficiency at 4 ranks (cpu): ' "$R/summary-experiments.md" &&
+    pass "scale: table, cg run or n/a, summary line" ||
+    fail "scale section: $(sed -n '/^## scale/,/^## [A-Z]/p' "$R/report.md" | head -30)"
+else
+  echo "skip: built without MPI, no scale runs to check"
+fi
 # A table row: size, variant, device, time, GFLOP/s, GB/s, vs ref, of peak.
 grep -Eq '^\| 32 \| cpu-blocked \| cpu \| [0-9.]+ (s|ms|us) \| [0-9.e+-]+ \| [0-9.e+-]+ \| [0-9.e+-]+x \| [0-9]+% \|$' \
   "$R/report.md" && pass "mul table row with speedup and fraction of peak" ||
@@ -71,6 +84,11 @@ if command -v gnuplot > /dev/null; then
       fail "$png is not a PNG"
   done
   ((n == 14)) && pass "14 PNG plots" || true
+  if [[ -n ${MM_MPIEXEC:-} ]]; then
+    [[ $(head -c 8 "$R/plots/scale-efficiency.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] &&
+      grep -q '](plots/scale-efficiency.png)' "$R/report.md" && pass "scale efficiency plot" ||
+      fail "no scale-efficiency.png"
+  fi
   grep -q '](plots/mul-rate.png)' "$R/report.md" && pass "report links its plots" || fail "no plot links"
 else
   echo "skip: no gnuplot here, plots not drawn (plots/*.gp written)"

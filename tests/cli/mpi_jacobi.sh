@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# mmjacobi --poisson2d/3d under mpirun through the real binary: 1 to 4 ranks write the
+# one-process tool's grid byte for byte (fewer planes than ranks too), after the same number of
+# iterations with the same norm, for --tol and --check-every variants and single precision;
+# -v per rank; the timing record; --output-per-rank; bad options under 3 ranks (one message,
+# exit 2, nothing written).
+source "$(dirname "$0")/common.bash"
+if [[ -z ${MM_MPIEXEC:-} ]]; then
+  echo "skip: the tools were built without MPI (Debian: libopenmpi-dev openmpi-bin), no mpirun test"
+  exit 0
+fi
+cd "$TMP"
+mkdir -p dst
+
+# outcome RECORD: "iterations final_norm converged" of a timing record (the norm's exact bits).
+outcome() { "$PY" -c "import json,sys; r = json.loads(open(sys.argv[1]).readline()); \
+print(r['iterations'], r['final_norm'].hex(), r['converged'])" "$1"; }
+
+# same_run NPS ARGS...: the one-process tool, then each NP in NPS under mpirun: the same file
+# (cmp) and the same iterations, norm and convergence in the record; the same exit status.
+same_run() {
+  local nps=$1 want_rc=0 rc np ok=1
+  shift
+  rm -f want.jsonl
+  "$@" -o want.mtx --timing want.jsonl 2> /dev/null || want_rc=$?
+  for np in $nps; do
+    rm -f got.jsonl
+    rc=0
+    mpi_run "$np" "$@" -o "got$np.mtx" --timing got.jsonl 2> err || rc=$?
+    if [[ $rc != "$want_rc" ]] || ! cmp -s want.mtx "got$np.mtx" ||
+      [[ $(outcome got.jsonl) != "$(outcome want.jsonl)" ]]; then
+      ok=0
+      fail "$* on $np ranks: exit $rc (want $want_rc), $(outcome got.jsonl) vs $(outcome want.jsonl), $(cmp want.mtx "got$np.mtx" 2>&1) $(head -c 300 err)"
+    fi
+  done
+  ((ok)) && pass "$* on $nps ranks: the one-process grid, iterations and norm ($(outcome want.jsonl))"
+  return 0
+}
+
+# 1. Grids bit for bit: 3D and 2D, sides with fewer interior planes than ranks (N = 3: one
+#    plane; N = 4, 5: two and three), fixed counts, --tol with --check-every, single precision.
+same_run "1 2 3 4" mmjacobi --poisson3d 3 --max-iter 4
+same_run "2 3 4" mmjacobi --poisson3d 4 --tol 1e-9 --check-every 2
+same_run "3 4" mmjacobi --poisson3d 5 --max-iter 37 --check-every 4
+same_run "1 2 3 4" mmjacobi --poisson3d 23 --tol 1e-3 --check-every 10
+same_run "2 4" mmjacobi --poisson3d 23 --tol 1e-3
+same_run "3" mmjacobi --poisson3d 18 --max-iter 60 --check-every 7 --tol 0.05 --precision single
+same_run "2 3 4" mmjacobi --poisson2d 5 --tol 1e-10 --check-every 3
+same_run "2 3" mmjacobi --poisson2d 41 --max-iter 150 --precision single
+same_run "4" mmjacobi --poisson2d 64 --tol 1e-4 --check-every 25 --max-iter 2000
+# Not converged within --max-iter: exit 1, the grid still written with the tool's comment.
+same_run "3" mmjacobi --poisson3d 20 --tol 1e-3 --max-iter 30 --check-every 4
+grep -q '^% mmjacobi: NOT CONVERGED: 30 iterations, .*not reached in --max-iter 30)$' got3.mtx &&
+  pass "unconverged: the comment line" || fail "unconverged comment: $(head -3 got3.mtx)"
+# Two OpenMP threads a rank: the same grid and norm (the norm does not depend on threads).
+OMP_NUM_THREADS=2 mmjacobi --poisson3d 15 --tol 1e-4 --check-every 3 -o want.mtx --timing w2.jsonl 2> /dev/null
+mpi_run 2 env OMP_NUM_THREADS=2 mmjacobi --poisson3d 15 --tol 1e-4 --check-every 3 -o got.mtx \
+  --timing g2.jsonl 2> /dev/null
+cmp -s want.mtx got.mtx && [[ $(outcome g2.jsonl) == "$(outcome w2.jsonl)" ]] &&
+  pass "two threads a rank: the same grid and norm" || fail "two threads a rank: $(outcome g2.jsonl) vs $(outcome w2.jsonl)"
+
+# 2. The message and -v: one line a rank (its planes, halo planes and neighbours, what it writes).
+expect_exit 0 mpi_run 4 mmjacobi --poisson3d 4 --max-iter 3 -v -q
+expect_stderr '^mmjacobi: 4 ranks \(mpi\), 1 OpenMP threads a rank, on the CPU; the grid in z slabs$'
+expect_stderr '^mmjacobi: rank 0/4: z slab, planes 1\.\.1 \(1, 4 interior points\), halo planes 0 \(wall below\) and 2 \(rank 1 above\), 16 values an exchange; writes planes 0\.\.1$'
+expect_stderr '^mmjacobi: rank 1/4: z slab, planes 2\.\.2 \(1, 4 interior points\), halo planes 1 \(rank 0 below\) and 3 \(wall above\), 16 values an exchange; writes planes 2\.\.3$'
+expect_stderr '^mmjacobi: rank 3/4: z slab, no planes \(more ranks than the 2 interior planes\); writes nothing$'
+expect_stderr '^mmjacobi: poisson3d N=4: 3 iterations, \|\|u_new - u_old\|\|_2 = [0-9.]+ \(fixed count\), [0-9.e+]+ MLUP/s \(cpu-stencil on 4 ranks, median of 1\)$'
+expect_exit 0 mpi_run 3 mmjacobi --poisson2d 9 --max-iter 3 -v -q
+expect_stderr '^mmjacobi: rank 1/3: y slab, planes 4\.\.5 \(2, 14 interior points\), halo planes 3 \(rank 0 below\) and 6 \(rank 2 above\), 18 values an exchange; writes planes 4\.\.5$'
+
+# 3. The record (rank 0 only): ranks, transport, phases, balance, work by the tool's formula.
+expect_exit 0 mpi_run 3 mmjacobi --poisson3d 12 --max-iter 20 -q --repeat 3 --timing t.jsonl
+"$PY" - t.jsonl <<'PYEOF' && pass "timing record" || fail "timing record: $(cat t.jsonl)"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+r = json.loads(lines[0])
+assert r["tool"] == "mmjacobi" and r["ranks"] == 3 and r["transport"] == "mpi", r
+assert r["impl"] == "cpu-stencil" and r["partition"] == "z-slabs" and r["iterations"] == 20, r
+for p in ("partition", "exchange", "allreduce", "write"):
+    assert r["phases"][p] >= 0, p
+assert r["phases"]["compute"]["repeats"] == 3 and r["phases"]["compute"]["median"] > 0
+assert r["flops"] == 8 * 10**3 * 20 and r["bytes"] == 16 * 10**3 * 20, r  # 8 and 16 B a point
+assert abs(r["load_imbalance"] - 4 * 3 / 10) < 1e-12, r["load_imbalance"]  # planes 4, 3, 3
+assert r["halo_values"] == 4 * 144, r["halo_values"]  # 2 planes for rank 1, 1 for the others
+assert abs(r["mlups"] - 1000 * 20 / r["phases"]["compute"]["median"] * 1e-6) < 1e-6 * r["mlups"]
+assert r["grid"] == {"dim": 3, "n": 12, "interior": 1000}, r["grid"]
+PYEOF
+
+# 4. --output-per-rank: a file a rank and the index, together the one-process grid; empty
+#    ranks write an empty part; without mpirun, one part.
+mmjacobi --poisson3d 6 --max-iter 9 -o want.mtx 2> /dev/null
+expect_exit 0 mpi_run 4 mmjacobi --poisson3d 6 --max-iter 9 --output-per-rank -o dst/room.mtx
+"$PY" - dst want.mtx 6 4 <<'PYEOF' && pass "per-rank files" || fail "per-rank files: $(ls dst)"
+import json, os, sys, numpy as np, scipy.io
+d, want, n, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+idx = json.load(open(os.path.join(d, "room.index.json")))
+assert idx["rows"] == n * n and idx["cols"] == n and idx["ranks"] == ranks, idx
+assert [p["path"] for p in idx["parts"]] == ["room.rank%d.mtx" % r for r in range(ranks)]
+parts = [np.asarray(scipy.io.mmread(os.path.join(d, p["path"]))).reshape(-1, n) for p in idx["parts"]]
+assert [len(x) for x in parts] == [p["rows"] for p in idx["parts"]], [len(x) for x in parts]
+assert [p["row_begin"] for p in idx["parts"]] == list(np.cumsum([0] + [len(x) for x in parts[:-1]]))
+assert (np.concatenate(parts) == np.asarray(scipy.io.mmread(want))).all()
+assert not os.path.exists(os.path.join(d, "room.mtx"))
+PYEOF
+rm -f dst/*
+expect_exit 0 mmjacobi --poisson2d 7 --max-iter 3 --output-per-rank -o dst/room.mtx
+[[ -f dst/room.rank0.mtx && -f dst/room.index.json && ! -e dst/room.rank1.mtx ]] &&
+  pass "one process: one part" || fail "one process per-rank: $(ls dst)"
+rm -f dst/*
+
+# 5. Bad options under 3 ranks: exit 2 (4 for --device cuda), one message, nothing written.
+one_message() {
+  local n
+  n=$(grep -c '^mmjacobi: ' err || true)
+  [[ $n == 1 && $(wc -l < err) == 1 ]] && pass "one message" || fail "$n messages: $(cat err)"
+}
+nothing_written() {
+  [[ -z $(ls -A dst) ]] && pass "nothing written" || fail "written: $(ls -A dst)"
+}
+bad() {
+  local code=$1 regex=$2
+  shift 2
+  expect_exit "$code" mpi_run 3 mmjacobi "$@" -o dst/room.mtx
+  expect_stderr "$regex"
+  one_message
+  nothing_written
+}
+bad 2 'needs N >= 3' --poisson3d 2 --max-iter 3
+bad 2 'give --max-iter K and/or --tol T' --poisson3d 8
+bad 2 '--check-every must be >= 1' --poisson3d 8 --max-iter 3 --check-every 0
+bad 2 '--tol must be a finite number' --poisson3d 8 --tol -1
+bad 2 'give --poisson2d or --poisson3d, not both' --poisson3d 8 --poisson2d 8 --max-iter 3
+bad 2 '--poisson2d/--poisson3d take no input files' --poisson2d 8 x.mtx --max-iter 3
+bad 2 '--impl ref-stencil does not run distributed; under mpirun each rank.s slab runs cpu-stencil' \
+  --poisson3d 8 --max-iter 3 --impl ref-stencil
+bad 2 '--partition metis is not built yet' --poisson3d 8 --max-iter 3 --partition metis
+bad 2 'the system form does not run distributed' A.mtx b.mtx --max-iter 3
+bad 2 "unrecognised option '--bogus'" --poisson3d 8 --max-iter 3 --bogus
+bad 4 '--device cuda under mpirun: GPU ranks are not built yet' --poisson3d 8 --max-iter 3 --device cuda
+expect_exit 2 mpi_run 3 mmjacobi --poisson3d 8 --max-iter 3 --output-per-rank
+expect_stderr 'output-per-rank needs -o PATH'
+one_message
+# -q: nothing written, the run still made.
+expect_exit 0 mpi_run 2 mmjacobi --poisson3d 8 --max-iter 3 -q -o dst/room.mtx
+expect_stderr 'poisson3d N=8: 3 iterations'
+nothing_written
+
+finish
