@@ -68,7 +68,8 @@ SlabJacobi<T>::SlabJacobi(const Comm& comm, const HeatedRoom& room, const SlabSp
       b_(static_cast<std::size_t>(s.buffer_size())),
       cur_(a_.data()),
       halo_(comm, s),
-      plane_change_(static_cast<std::size_t>(room.n - 2)) {}
+      plane_change_(static_cast<std::size_t>(room.n - 2)),
+      all_(plane_change_.size()) {}
 
 template <class T>
 void SlabJacobi<T>::sweep(const T* u, T* out, std::int64_t p0, std::int64_t p1, bool norm) {
@@ -104,11 +105,11 @@ JacobiResult SlabJacobi<T>::run(const JacobiStop& stop) {
     if (check) {
       Stopwatch w;
       // Every entry is one rank's plane sum, zero elsewhere: the sum over the ranks is exact.
-      std::vector<double> all(plane_change_.size(), 0.0);
+      std::fill(all_.begin(), all_.end(), 0.0);
       std::copy(plane_change_.begin() + (s_.k0 - 1), plane_change_.begin() + (s_.k1 - 1),
-                all.begin() + (s_.k0 - 1));
-      comm_.allreduce(all.data(), all.size(), Op::sum);
-      res.norm = std::sqrt(stencil_sum_planes(all.data(), static_cast<std::int64_t>(all.size())));
+                all_.begin() + (s_.k0 - 1));
+      comm_.allreduce(all_.data(), all_.size(), Op::sum);
+      res.norm = std::sqrt(stencil_sum_planes(all_.data(), static_cast<std::int64_t>(all_.size())));
       allreduce_s_ += w.seconds();
       if (stop.tol >= 0 && res.norm <= stop.tol) {
         res.converged = true;

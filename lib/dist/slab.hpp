@@ -98,7 +98,8 @@ class SlabJacobi {
   std::vector<T> a_, b_;
   T* cur_ = nullptr;
   SlabHalo<T> halo_;
-  std::vector<double> plane_change_;  // all interior planes' sums (index: plane - 1)
+  // Every interior plane's sum (index: plane - 1): this rank's, then all (the allreduce's).
+  std::vector<double> plane_change_, all_;
   double exchange_s_ = 0, allreduce_s_ = 0;
 };
 

@@ -16,13 +16,14 @@ mkdir -p dst
 outcome() { "$PY" -c "import json,sys; r = json.loads(open(sys.argv[1]).readline()); \
 print(r['iterations'], r['final_norm'].hex(), r['converged'])" "$1"; }
 
-# same_run NPS ARGS...: the one-process tool, then each NP in NPS under mpirun: the same file
-# (cmp) and the same iterations, norm and convergence in the record; the same exit status.
+# same_run NPS ARGS...: the one-process tool (on the CPU: --device auto would take a GPU's
+# kernels, which round otherwise), then each NP in NPS under mpirun: the same file (cmp) and
+# the same iterations, norm and convergence in the record; the same exit status.
 same_run() {
   local nps=$1 want_rc=0 rc np ok=1
   shift
   rm -f want.jsonl
-  "$@" -o want.mtx --timing want.jsonl 2> /dev/null || want_rc=$?
+  "$@" --device cpu -o want.mtx --timing want.jsonl 2> /dev/null || want_rc=$?
   for np in $nps; do
     rm -f got.jsonl
     rc=0
@@ -53,7 +54,8 @@ same_run "3" mmjacobi --poisson3d 20 --tol 1e-3 --max-iter 30 --check-every 4
 grep -q '^% mmjacobi: NOT CONVERGED: 30 iterations, .*not reached in --max-iter 30)$' got3.mtx &&
   pass "unconverged: the comment line" || fail "unconverged comment: $(head -3 got3.mtx)"
 # Two OpenMP threads a rank: the same grid and norm (the norm does not depend on threads).
-OMP_NUM_THREADS=2 mmjacobi --poisson3d 15 --tol 1e-4 --check-every 3 -o want.mtx --timing w2.jsonl 2> /dev/null
+OMP_NUM_THREADS=2 mmjacobi --poisson3d 15 --tol 1e-4 --check-every 3 --device cpu -o want.mtx \
+  --timing w2.jsonl 2> /dev/null
 mpi_run 2 env OMP_NUM_THREADS=2 mmjacobi --poisson3d 15 --tol 1e-4 --check-every 3 -o got.mtx \
   --timing g2.jsonl 2> /dev/null
 cmp -s want.mtx got.mtx && [[ $(outcome g2.jsonl) == "$(outcome w2.jsonl)" ]] &&
@@ -90,7 +92,7 @@ PYEOF
 
 # 4. --output-per-rank: a file a rank and the index, together the one-process grid; empty
 #    ranks write an empty part; without mpirun, one part.
-mmjacobi --poisson3d 6 --max-iter 9 -o want.mtx 2> /dev/null
+mmjacobi --poisson3d 6 --max-iter 9 --device cpu -o want.mtx 2> /dev/null
 expect_exit 0 mpi_run 4 mmjacobi --poisson3d 6 --max-iter 9 --output-per-rank -o dst/room.mtx
 "$PY" - dst want.mtx 6 4 <<'PYEOF' && pass "per-rank files" || fail "per-rank files: $(ls dst)"
 import json, os, sys, numpy as np, scipy.io
