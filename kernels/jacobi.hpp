@@ -181,9 +181,8 @@ double stencil_bytes(const HeatedRoom& r, std::int64_t iterations) {
 
 // One sweep each: U_NEW's interior from U_OLD (walls untouched); returns the squared change
 // when NORM, else 0. Ref: a plain loop nest; cpu: OpenMP over the grid's rows, the innermost
-// loop contiguous and vectorised, each row's change summed from cache right after it is
-// written, in an order fixed by the grid alone (stencil_sweep_cpu_planes): the same norm bit
-// for bit whatever the threads.
+// loop contiguous and vectorised, the change summed in the same pass in an order fixed by the
+// grid alone (stencil_sweep_cpu_planes): the same norm bit for bit whatever the threads.
 template <class T>
 double stencil_sweep_ref(const HeatedRoom& r, const T* u_old, T* u_new, bool norm);
 template <class T>

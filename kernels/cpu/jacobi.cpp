@@ -38,30 +38,29 @@ void row_stretch(const T* __restrict u, T* __restrict out, std::int64_t i0, std:
   }
 }
 
-// The squared change of points [I0, I1) of a row, in kLanes fixed lanes (point i in lane
-// (i - i0) % kLanes) added in a fixed order at the end: the same bits wherever the row lies in
-// memory (a vectorised reduction's lanes could shift with the alignment) and whichever thread
-// sums it. Read back from cache right after the row is written.
+// row_stretch with the squared change summed into kLanes fixed lanes LANE: point i into lane
+// (i - 1) % kLanes whatever the stretch, the lanes added in a fixed order at the end of the row
+// (grid_row). So a row's sum depends on its values alone: not on where the row lies in memory
+// (a vectorised reduction's lanes could shift with the alignment) nor on the thread summing it.
 constexpr int kLanes = 8;
-template <class T>
-double row_change(const T* __restrict u, const T* __restrict out, std::int64_t i0,
-                  std::int64_t i1) {
-  double lane[kLanes] = {};
+template <class T, bool ThreeD>
+void row_stretch_change(const T* __restrict u, T* __restrict out, std::int64_t i0, std::int64_t i1,
+                        std::int64_t n, std::int64_t nn, T add, T inv, double* __restrict lane) {
+  auto point = [&](std::int64_t i) {
+    T v = u[i - 1] + u[i + 1] + u[i - n] + u[i + n];
+    if constexpr (ThreeD) v = v + u[i - nn] + u[i + nn];
+    v = (v + add) * inv;
+    const double d = static_cast<double>(v - u[i]);
+    out[i] = v;
+    return d * d;
+  };
   std::int64_t i = i0;
+  for (; i < i1 && (i - 1) % kLanes != 0; ++i) lane[(i - 1) % kLanes] += point(i);
   for (; i + kLanes <= i1; i += kLanes) {
 #pragma omp simd
-    for (int l = 0; l < kLanes; ++l) {
-      const double d = static_cast<double>(out[i + l] - u[i + l]);
-      lane[l] += d * d;
-    }
+    for (int l = 0; l < kLanes; ++l) lane[l] += point(i + l);
   }
-  for (int l = 0; i < i1; ++i, ++l) {
-    const double d = static_cast<double>(out[i] - u[i]);
-    lane[l] += d * d;
-  }
-  double s = 0;
-  for (int l = 0; l < kLanes; ++l) s += lane[l];
-  return s;
+  for (; i < i1; ++i) lane[(i - 1) % kLanes] += point(i);
 }
 
 // Interior of one grid row (u and out point at the row's first point): the radiator's
@@ -70,16 +69,25 @@ double row_change(const T* __restrict u, const T* __restrict out, std::int64_t i
 template <class T, bool ThreeD>
 double grid_row(const HeatedRoom& r, const T* u, T* out, bool source_row, T src, T inv, bool norm) {
   const std::int64_t n = r.n, nn = ThreeD ? n * n : 0, first = 1, last = n - 1;
+  double lane[kLanes] = {};
+  auto stretch = [&](std::int64_t i0, std::int64_t i1, T add) {
+    if (norm)
+      row_stretch_change<T, ThreeD>(u, out, i0, i1, n, nn, add, inv, lane);
+    else
+      row_stretch<T, ThreeD>(u, out, i0, i1, n, nn, add, inv);
+  };
   if (!source_row || r.rx.lo > r.rx.hi) {
-    row_stretch<T, ThreeD>(u, out, first, last, n, nn, T(0), inv);
+    stretch(first, last, T(0));
   } else {
     const std::int64_t lo = std::clamp(r.rx.lo, first, last),
                        hi = std::clamp(r.rx.hi + 1, lo, last);
-    row_stretch<T, ThreeD>(u, out, first, lo, n, nn, T(0), inv);
-    row_stretch<T, ThreeD>(u, out, lo, hi, n, nn, src, inv);
-    row_stretch<T, ThreeD>(u, out, hi, last, n, nn, T(0), inv);
+    stretch(first, lo, T(0));
+    stretch(lo, hi, src);
+    stretch(hi, last, T(0));
   }
-  return norm ? row_change(u, out, first, last) : 0.0;
+  double s = 0;
+  for (int l = 0; l < kLanes; ++l) s += lane[l];
+  return s;
 }
 
 // Rows of the planes [K0, K1), one parallel loop over all of them (a thin slab of a few planes
@@ -191,9 +199,9 @@ void stencil_sweep_cpu_planes(const HeatedRoom& r, const T* u, T* out, std::int6
     std::copy(rows.begin(), rows.end(), plane_change);
     return;
   }
-  // (ROW_CHANGE, not ROWS: a thread_local names another vector on each thread.)
+  // On this thread: N^2 additions against the sweep's N^3 points, and no second parallel
+  // region (its barrier costs more than the sums where threads share cores).
   const std::int64_t per = r.n - 2;
-#pragma omp parallel for schedule(static)
   for (std::int64_t p = 0; p < k1 - k0; ++p) {
     double s = 0;
     for (std::int64_t j = 0; j < per; ++j) s += row_change[p * per + j];
