@@ -7,7 +7,9 @@
 //   umfpack:   UMFPACK's own count of the factorization (Info[UMFPACK_FLOPS]) + 4 nnz(LU) k
 //   cg:        per iteration 2 nnz + 10 n      (+ n with Jacobi)
 //   bicgstab:  per iteration 4 nnz + 20 n      (+ 2n with Jacobi)
-//   gmres:     per inner step 2 nnz + 4 n (j+1) + 6 n for Arnoldi step j (+ n with Jacobi)
+//   gmres:     per inner step 2 nnz + 4 n (j+1) + 6 n for Arnoldi step j (+ n with Jacobi);
+//              classical Gram-Schmidt twice (IterOptions::orth, the distributed default)
+//              projects twice: 2 nnz + 8 n (j+1) + 6 n
 // Iterative counts are summed over the iterations actually run (x4 for complex values).
 #pragma once
 
@@ -31,11 +33,20 @@ inline bool is_iterative(SolveMethod m) {
   return m == SolveMethod::cg || m == SolveMethod::bicgstab || m == SolveMethod::gmres;
 }
 
+// GMRES's orthogonalization of each new Krylov vector against the basis. mgs: modified
+// Gram-Schmidt, j+2 dot products in sequence at step j (each after the previous projection):
+// every backend's algorithm in one process. cgs2: classical Gram-Schmidt twice ("twice is
+// enough": orthogonal to working precision), the same vectors in exact arithmetic with all
+// dot products of a pass in one batch (KrylovOps::dots), so two reductions a step: what ranks
+// use, where every reduction is a synchronisation of all of them.
+enum class Orthogonalization { mgs, cgs2 };
+
 struct IterOptions {
   double tol = 1e-8;  // stop at ||b - Ax|| <= tol ||b||
   std::int64_t max_iter = 1000;
   int restart = 30;     // GMRES inner steps per cycle
   bool jacobi = false;  // diagonal preconditioner (right-preconditioned for BiCGSTAB, GMRES)
+  Orthogonalization orth = Orthogonalization::mgs;  // GMRES; CPU drivers only
   // CUDA: the host reads the device's state (stop flag, iteration count) every this many
   // iterations (GMRES: inner steps). The device decides each iteration itself, so counts are
   // exact whatever the value; a read costs a sync (~10-20 us of idle GPU), so 20 keeps it
@@ -97,8 +108,13 @@ class KrylovOps {
  public:
   virtual ~KrylovOps() = default;
   virtual std::int64_t size() const = 0;
-  virtual void matvec(const T* x, T* y) = 0;           // y = A x
-  virtual T dot(const T* x, const T* y) = 0;           // sum conj(x_i) y_i
+  virtual void matvec(const T* x, T* y) = 0;  // y = A x
+  virtual T dot(const T* x, const T* y) = 0;  // sum conj(x_i) y_i
+  // OUT[i] = dot(X[i], Y[i]) for i < K, as one reduction where that saves something (ranks:
+  // one allreduce); here one dot after the other, so the values are dot()'s to the bit.
+  virtual void dots(int k, const T* const* x, const T* const* y, T* out) {
+    for (int i = 0; i < k; ++i) out[i] = dot(x[i], y[i]);
+  }
   virtual void axpby(T a, const T* x, T b, T* y) = 0;  // y = a x + b y
   virtual void precond(const T* r, T* z) = 0;          // z = M^-1 r (a copy when none)
   virtual double nnz() const = 0;                      // for the flop count

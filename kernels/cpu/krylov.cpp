@@ -1,6 +1,7 @@
 // Krylov method drivers (CG, BiCGSTAB, restarted GMRES with Givens rotations), written
 // once over a backend's KrylovOps: the serial ref and the OpenMP cpu backends share them.
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "instantiate.hpp"
@@ -20,11 +21,27 @@ struct Vec {
   std::vector<T> v;
 };
 
+// The norm from x'x. Rounding can make the dot slightly negative; a NaN must stay NaN (never
+// "converged").
+template <class T>
+double norm_of(const T& xx) {
+  const double d = static_cast<double>(std::real(xx));
+  return d < 0 ? 0.0 : std::sqrt(d);
+}
+
 template <class T>
 double norm(KrylovOps<T>& ops, const T* x) {
-  // Rounding can make the dot slightly negative; a NaN must stay NaN (never "converged").
-  const double d = static_cast<double>(std::real(ops.dot(x, x)));
-  return d < 0 ? 0.0 : std::sqrt(d);
+  return norm_of(ops.dot(x, x));
+}
+
+// {x1'y1, x2'y2} in one batch (one reduction across ranks).
+template <class T>
+std::pair<T, T> dot2(KrylovOps<T>& ops, const T* x1, const T* y1, const T* x2, const T* y2) {
+  const T* xs[2] = {x1, x2};
+  const T* ys[2] = {y1, y2};
+  T d[2];
+  ops.dots(2, xs, ys, d);
+  return {d[0], d[1]};
 }
 
 // t = b - A x; returns ||t||.
@@ -44,7 +61,8 @@ struct Outcome {
 
 // Convergence is declared on the recurrence's residual only after the true residual
 // b - Ax confirms it; otherwise the true one replaces it and the method restarts from x
-// (rounding makes the two drift apart on ill-conditioned systems).
+// (rounding makes the two drift apart on ill-conditioned systems). z = M^-1 r is computed
+// before the test so that ||r|| and r'z come in one batch: two reductions an iteration.
 template <class T>
 Outcome cg(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goal) {
   const std::int64_t n = ops.size();
@@ -67,7 +85,9 @@ Outcome cg(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goa
     const T alpha = rz / pq;
     ops.axpby(alpha, p.p(), T(1), x);
     ops.axpby(-alpha, q.p(), T(1), r.p());
-    if (norm(ops, r.p()) <= goal) {
+    ops.precond(r.p(), z.p());
+    const auto [rr, rz_new] = dot2(ops, r.p(), r.p(), r.p(), z.p());
+    if (norm_of(rr) <= goal) {
       if (true_residual(ops, b, x, r.p()) <= goal) {
         out.converged = true;
         return out;
@@ -77,14 +97,14 @@ Outcome cg(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goa
       rz = ops.dot(r.p(), z.p());
       continue;
     }
-    ops.precond(r.p(), z.p());
-    const T rz_new = ops.dot(r.p(), z.p());
     ops.axpby(T(1), z.p(), rz_new / rz, p.p());
     rz = rz_new;
   }
   return out;
 }
 
+// Batched: t't with t's, and ||r|| with the next iteration's rhat'r: four reductions an
+// iteration.
 template <class T>
 Outcome bicgstab(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goal) {
   const std::int64_t n = ops.size();
@@ -94,12 +114,13 @@ Outcome bicgstab(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, doub
   Outcome out;
   true_residual(ops, b, x, r.p());
   ops.axpby(T(1), r.p(), T(0), rhat.p());
-  T rho(1), alpha(1), omega(1);
-  bool fresh = true;
+  T rho(1), alpha(1), omega(1), rho_next{};
+  bool fresh = true, have_next = false;
   while (out.iterations < o.max_iter) {
     ++out.iterations;
     out.flops += per;
-    const T rho_new = ops.dot(rhat.p(), r.p());
+    const T rho_new = have_next ? rho_next : ops.dot(rhat.p(), r.p());
+    have_next = false;
     if (rho_new == T{}) {
       out.note = "breakdown (rho = 0)";
       return out;
@@ -129,13 +150,16 @@ Outcome bicgstab(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, doub
     } else {
       ops.precond(s.p(), sh.p());
       ops.matvec(sh.p(), t.p());
-      const T tt = ops.dot(t.p(), t.p());
-      omega = tt == T{} ? T{} : ops.dot(t.p(), s.p()) / tt;
+      const auto [tt, ts] = dot2(ops, t.p(), t.p(), t.p(), s.p());
+      omega = tt == T{} ? T{} : ts / tt;
       ops.axpby(alpha, ph.p(), T(1), x);
       ops.axpby(omega, sh.p(), T(1), x);
       ops.axpby(T(1), s.p(), T(0), r.p());
       ops.axpby(-omega, t.p(), T(1), r.p());
-      check = norm(ops, r.p()) <= goal;
+      const auto [rr, rhat_r] = dot2(ops, r.p(), r.p(), rhat.p(), r.p());
+      check = norm_of(rr) <= goal;
+      rho_next = rhat_r;  // the next iteration's rho, unless a restart changes rhat and r
+      have_next = !check;
       if (!check && omega == T{}) {
         out.note = "breakdown (omega = 0)";
         return out;
@@ -172,6 +196,45 @@ void givens(const T& a, const T& b, R<T>& c, T& s) {
       s = (a / aa) * b / r;
   }
 }
+// Step j of Arnoldi: w against v[0..j], the coefficients into column j of H (m columns);
+// returns ||w|| after. Modified Gram-Schmidt: each dot product after the previous projection.
+template <class T>
+double orthogonalize_mgs(KrylovOps<T>& ops, std::vector<Vec<T>>& v, int j, Vec<T>& w,
+                         std::vector<T>& h, int m) {
+  for (int i = 0; i <= j; ++i) {
+    T& hij = h[static_cast<std::size_t>(i * m + j)];
+    hij = ops.dot(v[i].p(), w.p());
+    ops.axpby(-hij, v[i].p(), T(1), w.p());
+  }
+  return norm(ops, w.p());
+}
+
+// Classical Gram-Schmidt twice: c = V'w, w -= V c; d = V'w with w'w in the same batch,
+// w -= V d; H's column is c + d. ||w||^2 after the second pass is w'w - |d|^2 (V orthonormal),
+// exact to rounding while |d|^2 is small beside w'w, as it is unless w lies almost in V's
+// span (then, or for a NaN, w's norm is measured once more).
+template <class T>
+double orthogonalize_cgs2(KrylovOps<T>& ops, std::vector<Vec<T>>& v, int j, Vec<T>& w,
+                          std::vector<T>& h, int m) {
+  const int k = j + 1;
+  std::vector<const T*> xs(static_cast<std::size_t>(k) + 1), ys(xs.size(), w.p());
+  for (int i = 0; i < k; ++i) xs[static_cast<std::size_t>(i)] = v[i].p();
+  xs[static_cast<std::size_t>(k)] = w.p();
+  std::vector<T> c(static_cast<std::size_t>(k)), d(static_cast<std::size_t>(k) + 1);
+  ops.dots(k, xs.data(), ys.data(), c.data());
+  for (int i = 0; i < k; ++i) ops.axpby(-c[i], v[i].p(), T(1), w.p());
+  ops.dots(k + 1, xs.data(), ys.data(), d.data());
+  double dd = 0;
+  for (int i = 0; i < k; ++i) {
+    ops.axpby(-d[i], v[i].p(), T(1), w.p());
+    h[static_cast<std::size_t>(i * m + j)] = c[i] + d[i];
+    dd += static_cast<double>(std::norm(d[i]));
+  }
+  const double ww = static_cast<double>(std::real(d[static_cast<std::size_t>(k)]));
+  if (dd <= 0.5 * ww) return std::sqrt(ww - dd);
+  return norm(ops, w.p());
+}
+
 template <class T>
 Outcome gmres(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goal) {
   const std::int64_t n = ops.size();
@@ -197,14 +260,12 @@ Outcome gmres(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double 
     int k = 0;  // inner steps done in this cycle
     for (int j = 0; j < m && out.iterations < o.max_iter; ++j) {
       ++out.iterations;
-      out.flops += 2 * ops.nnz() + 4 * n_d * (j + 1) + 6 * n_d + (o.jacobi ? n_d : 0);
+      const double passes = o.orth == Orthogonalization::cgs2 ? 2 : 1;
+      out.flops += 2 * ops.nnz() + passes * 4 * n_d * (j + 1) + 6 * n_d + (o.jacobi ? n_d : 0);
       ops.precond(v[j].p(), z.p());
       ops.matvec(z.p(), w.p());
-      for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
-        H(i, j) = ops.dot(v[i].p(), w.p());
-        ops.axpby(-H(i, j), v[i].p(), T(1), w.p());
-      }
-      const double hn = norm(ops, w.p());
+      const double hn = o.orth == Orthogonalization::cgs2 ? orthogonalize_cgs2(ops, v, j, w, h, m)
+                                                          : orthogonalize_mgs(ops, v, j, w, h, m);
       H(j + 1, j) = T(static_cast<R<T>>(hn));
       if (hn != 0) ops.axpby(T(static_cast<R<T>>(1 / hn)), w.p(), T(0), v[j + 1].p());
       for (int i = 0; i < j; ++i) {
