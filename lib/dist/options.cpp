@@ -20,7 +20,7 @@ bool wanted(const Cli& cli) {
   return distributed() || cli.get<bool>("output-per-rank");
 }
 
-DistOptions parse_options(const Cli& cli) {
+DistOptions parse_options(const Cli& cli, LocalKernel (*kernel)(const std::string& impl)) {
   const CommonOptions& c = cli.common();
   DistOptions o;
   o.partition = parse_partition(cli.get<std::string>("partition"));
@@ -31,7 +31,7 @@ DistOptions parse_options(const Cli& cli) {
     throw DeviceError(
         "--device cuda under mpirun: GPU ranks are not built yet (issue 15); "
         "use --device cpu");
-  o.kernel = parse_local_kernel(c.impl);
+  o.kernel = kernel(c.impl);
   return o;
 }
 

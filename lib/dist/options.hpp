@@ -24,8 +24,10 @@ struct DistOptions {
 };
 
 // The distributed path's options, checked (UsageError; --device cuda: DeviceError until GPU
-// ranks are built).
-DistOptions parse_options(const Cli& cli);
+// ranks are built). KERNEL maps --impl to the ranks' kernel (a tool whose implementations
+// have other names, e.g. mmsolve's cpu and ref, passes its own).
+DistOptions parse_options(const Cli& cli,
+                          LocalKernel (*kernel)(const std::string& impl) = parse_local_kernel);
 
 // Rank 0 prints every rank's LINE to standard error, in rank order (collective).
 void print_ranked(const Comm& comm, const std::string& line);

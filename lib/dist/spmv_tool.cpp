@@ -5,13 +5,13 @@
 
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "dist/agree.hpp"
 #include "dist/dist_csr.hpp"
 #include "dist/dist_spmv.hpp"
 #include "dist/options.hpp"
 #include "dist/read.hpp"
+#include "dist/report.hpp"
 #include "dist/vector.hpp"
 #include "mm/dispatch.hpp"
 #include "mm/error.hpp"
@@ -19,37 +19,6 @@
 #include "mm/tool_io.hpp"
 
 namespace mm::dist {
-
-namespace {
-
-// Per-run times of the job: each run the slowest rank's.
-PhaseStats slowest(const Comm& comm, std::vector<double> t) {
-  comm.allreduce(t.data(), t.size(), Op::max);
-  return summarize(std::move(t));
-}
-
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (int r : v) {
-    if (!s.empty()) s += ' ';
-    s += std::to_string(r);
-  }
-  return s.empty() ? "none" : s;
-}
-
-template <class I, class T>
-std::string describe(const DistCsr<I, T>& a, const DistRead& read) {
-  std::ostringstream s;
-  s << "mmspmv: rank " << a.rank << "/" << a.row_part.parts() << ": rows " << a.row_begin() << ".."
-    << a.row_begin() + a.local_rows() << " (" << a.local_rows() << "), " << a.local_nnz()
-    << " nonzeros (" << a.diag.nnz() << " local, " << a.offd.nnz() << " remote), halo "
-    << a.plan.halo_size() << " from " << a.plan.recv_ranks.size() << " ranks, sends "
-    << a.plan.send_size() << " to " << a.plan.send_ranks.size() << ", neighbours "
-    << join(a.plan.neighbours()) << "; " << read.how << ", " << read.seconds << " s";
-  return s.str();
-}
-
-}  // namespace
 
 int spmv_tool(const Cli& cli) {
   const Comm& comm = world();
@@ -113,7 +82,7 @@ int spmv_tool(const Cli& cli) {
                                                         cols.begin(me), cols.end(me));
       const std::vector<T> y0 =
           y0in ? scatter_vector<T>(comm, *y0in, h.rows, "y0", rows) : std::vector<T>{};
-      if (c.verbose) print_ranked(comm, describe(m, a));
+      if (c.verbose) print_ranked(comm, describe_rank("mmspmv", m, a));
 
       // 3. The product, timed: every run starts together, each counts as its slowest rank.
       DistSpmv<I, T> op(comm, m, o.kernel);

@@ -60,19 +60,41 @@ std::vector<T> scatter_vector(const Comm& comm, const Input& in, std::int64_t n,
   return comm.scatterv(all.data(), counts, 0);
 }
 
+namespace {
+
+// ROWS x COLS values, row-major, rank after rank: LOCAL's N values here.
+template <class T>
+double gathered(const Comm& comm, const T* local, std::size_t n, std::int64_t rows,
+                std::int64_t cols, const CommonOptions& c,
+                const std::vector<std::string>& comments) {
+  Stopwatch w;
+  if (c.quiet) return 0;
+  std::vector<T> all = comm.gatherv(local, n, 0);
+  agree(comm, [&] {
+    if (!comm.root()) return;
+    Dense<T> y;
+    y.rows = rows;
+    y.cols = cols;
+    y.data = std::move(all);
+    MtxMatrix m = to_mtx(y);
+    for (const auto& line : comments) m.header.comments.push_back(line);
+    save_output(m, c);
+  });
+  return w.seconds();
+}
+
+}  // namespace
+
 template <class T>
 double write_gathered(const Comm& comm, const std::vector<T>& local, std::int64_t rows,
                       const CommonOptions& c) {
-  Stopwatch w;
-  if (c.quiet) return 0;
-  const std::vector<T> all = gather_vector(comm, local);
-  agree(comm, [&] {
-    if (!comm.root()) return;
-    Dense<T> y(rows, 1);
-    y.data = all;
-    save_output(to_mtx(y), c);
-  });
-  return w.seconds();
+  return gathered(comm, local.data(), local.size(), rows, 1, c, {});
+}
+
+template <class T>
+double write_gathered(const Comm& comm, const Dense<T>& local, std::int64_t rows,
+                      const CommonOptions& c, const std::vector<std::string>& comments) {
+  return gathered(comm, local.data.data(), local.data.size(), rows, local.cols, c, comments);
 }
 
 std::string per_rank_path(const std::string& output, int rank) {
@@ -140,6 +162,15 @@ double write_per_rank(const Comm& comm, const std::vector<T>& local, const Parti
   return write_parts(comm, to_mtx(y), part, 1, c);
 }
 
+template <class T>
+double write_per_rank(const Comm& comm, const Dense<T>& local, const Partition& part,
+                      const CommonOptions& c, const std::vector<std::string>& comments) {
+  if (c.quiet) return 0;
+  MtxMatrix m = to_mtx(local);
+  for (const auto& line : comments) m.header.comments.push_back(line);
+  return write_parts(comm, m, part, local.cols, c);
+}
+
 #define MM_DIST_VECTOR(T)                                                                     \
   template std::vector<T> generated_slice<T>(const std::string&, std::uint64_t, std::int64_t, \
                                              std::int64_t);                                   \
@@ -148,7 +179,11 @@ double write_per_rank(const Comm& comm, const std::vector<T>& local, const Parti
   template double write_gathered<T>(const Comm&, const std::vector<T>&, std::int64_t,         \
                                     const CommonOptions&);                                    \
   template double write_per_rank<T>(const Comm&, const std::vector<T>&, const Partition&,     \
-                                    const CommonOptions&);
+                                    const CommonOptions&);                                    \
+  template double write_gathered<T>(const Comm&, const Dense<T>&, std::int64_t,               \
+                                    const CommonOptions&, const std::vector<std::string>&);   \
+  template double write_per_rank<T>(const Comm&, const Dense<T>&, const Partition&,           \
+                                    const CommonOptions&, const std::vector<std::string>&);
 MM_FOR_VALUE_TYPES(MM_DIST_VECTOR)
 
 }  // namespace mm::dist

@@ -11,6 +11,7 @@
 #include "dist/comm.hpp"
 #include "dist/partition.hpp"
 #include "mm/cli.hpp"
+#include "mm/matrix.hpp"
 #include "mm/tool_io.hpp"
 
 namespace mm::dist {
@@ -56,6 +57,14 @@ double write_per_rank(const Comm& comm, const std::vector<T>& local, const Parti
 // this rank's block of rows, written as it is (its comments kept); the index names COLS.
 double write_parts(const Comm& comm, const MtxMatrix& mine, const Partition& part,
                    std::int64_t cols, const CommonOptions& c);
+// The same for an n x k array whose rows are shared out (LOCAL: this rank's rows, all k
+// columns), e.g. mmsolve's x; COMMENTS (" text", written after '%') head the file (every part).
+template <class T>
+double write_gathered(const Comm& comm, const Dense<T>& local, std::int64_t rows,
+                      const CommonOptions& c, const std::vector<std::string>& comments = {});
+template <class T>
+double write_per_rank(const Comm& comm, const Dense<T>& local, const Partition& part,
+                      const CommonOptions& c, const std::vector<std::string>& comments = {});
 
 // "y.mtx" -> "y.rank3.mtx" ("y.mtx.gz" -> "y.rank3.mtx.gz"; another name gains ".rank3.mtx").
 std::string per_rank_path(const std::string& output, int rank);
