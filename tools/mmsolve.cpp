@@ -9,6 +9,9 @@
 
 #include "analysis/check.hpp"
 #include "device_memory.hpp"
+#include "dist/agree.hpp"
+#include "dist/options.hpp"
+#include "dist/solve_tool.hpp"
 #include "mm/cli.hpp"
 #include "mm/dispatch.hpp"
 #include "mm/error.hpp"
@@ -137,6 +140,7 @@ int run(const Cli& cli) {
   opt.jacobi = pre == "jacobi";
   if (!(opt.tol > 0) || opt.max_iter < 1 || opt.restart < 1 || opt.check_every < 1)
     throw UsageError("--tol must be > 0, --max-iter, --restart and --check-every >= 1");
+  if (dist::wanted(cli)) return dist::solve_tool(cli, opt);  // under mpirun: lib/dist/
   const Device device = resolve_device(c.device, c.verbose, "mmsolve");
   set_openblas_threads(c.threads);  // OpenMP's count is set by Cli::parse
 
@@ -257,7 +261,7 @@ int run(const Cli& cli) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return mm::run_tool("mmsolve", argc, argv, [](int argc, char** argv) {
+  return mm::dist::run_tool("mmsolve", argc, argv, [](int argc, char** argv) {
     mm::Cli cli(
         "mmsolve",
         "A b [--method M] [--tol t] [--max-iter k] [--restart m] [--precond none|jacobi]",
@@ -286,6 +290,7 @@ int main(int argc, char** argv) {
         "mmsolve A.mtx B.mtx --method lu --impl cpu-blocked --repeat 5 -q --timing -\n"
         "mmsolve A.mtx b.mtx --method umfpack -o x.mtx\n"
         "mmsolve A.mtx b.mtx --method cg --device cuda --check-every 50 -q --timing -\n"
+        "mpirun -np 4 mmsolve A.mtx b.mtx --method cg --precond jacobi -o x.mtx\n"
         "mmsolve --list-impls");
     cli.compute().tuning({mm::LuTuning::keys()}).profiling().positional("files", -1);
     cli.options()("method", mm::po::value<std::string>()->default_value("auto"),
@@ -299,6 +304,7 @@ int main(int argc, char** argv) {
         "iterative, cuda: read the device's stop flag every this many iterations (counts stay "
         "exact)")("precond", mm::po::value<std::string>()->default_value("none"),
                   "iterative: none or jacobi");
+    mm::dist::add_options(cli);
     if (!cli.parse(argc, argv)) return 0;
     return run(cli);
   });

@@ -1,0 +1,109 @@
+// KrylovOps over the ranks: the distributed product, local vector loops, one allreduce a batch.
+#include "dist/dist_krylov.hpp"
+
+#include <omp.h>
+
+#include "instantiate.hpp"
+#include "mm/error.hpp"
+#include "mm/timing.hpp"
+
+namespace mm::dist {
+
+template <class I, class T>
+DistKrylovOps<I, T>::DistKrylovOps(const Comm& comm, const DistCsr<I, T>& a, LocalKernel kernel,
+                                   bool jacobi)
+    : comm_(comm),
+      a_(a),
+      spmv_(comm, a, kernel),
+      // As the one-process cpu backend: small blocks on one thread (a parallel region costs
+      // microseconds, and a descheduled thread stalls every barrier); ref: serial loops.
+      threads_(kernel == LocalKernel::ref || a.local_nnz() + a.local_rows() < 200000
+                   ? 1
+                   : omp_get_max_threads()) {
+  if (!jacobi) return;
+  const Csr<I, T>& d = a.diag;  // square: local column i is local row i's diagonal
+  inv_.assign(static_cast<std::size_t>(d.rows), T{});
+  for (std::int64_t i = 0; i < d.rows; ++i) {
+    for (auto k = d.ptr[i]; k < d.ptr[i + 1]; ++k)
+      if (d.idx[k] == i) inv_[static_cast<std::size_t>(i)] += d.val[k];
+    if (inv_[static_cast<std::size_t>(i)] == T{})
+      throw NumericalError("jacobi: zero diagonal entry in row " +
+                           std::to_string(a.row_begin() + i + 1));
+    inv_[static_cast<std::size_t>(i)] = T(1) / inv_[static_cast<std::size_t>(i)];
+  }
+}
+
+template <class I, class T>
+void DistKrylovOps<I, T>::matvec(const T* x, T* y) {
+  spmv_.apply(x, y);
+  exchange_s_ += spmv_.exchange_seconds();
+}
+
+template <class I, class T>
+T DistKrylovOps<I, T>::local_dot(const T* x, const T* y) const {
+  // Real and imaginary parts reduced apart: OpenMP has no reduction for std::complex.
+  using Rt = real_type_t<T>;
+  Rt re = 0, im = 0;
+  const std::int64_t n = a_.local_rows();
+#pragma omp parallel for schedule(static) num_threads(threads_) reduction(+ : re, im)
+  for (std::int64_t i = 0; i < n; ++i) {
+    if constexpr (is_complex_v<T>) {
+      const T v = std::conj(x[i]) * y[i];
+      re += v.real();
+      im += v.imag();
+    } else {
+      re += x[i] * y[i];
+    }
+  }
+  if constexpr (is_complex_v<T>)
+    return T(re, im);
+  else
+    return re + im;
+}
+
+template <class I, class T>
+void DistKrylovOps<I, T>::reduce(T* v, int k) {
+  Stopwatch w;
+  comm_.allreduce(v, static_cast<std::size_t>(k), Op::sum);
+  allreduce_s_ += w.seconds();
+  ++reductions_;
+}
+
+template <class I, class T>
+T DistKrylovOps<I, T>::dot(const T* x, const T* y) {
+  T d = local_dot(x, y);
+  reduce(&d, 1);
+  return d;
+}
+
+template <class I, class T>
+void DistKrylovOps<I, T>::dots(int k, const T* const* x, const T* const* y, T* out) {
+  for (int i = 0; i < k; ++i) out[i] = local_dot(x[i], y[i]);
+  reduce(out, k);
+}
+
+template <class I, class T>
+void DistKrylovOps<I, T>::axpby(T a, const T* x, T b, T* y) {
+  const std::int64_t n = a_.local_rows();
+  if (b == T{}) {
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i];
+  } else {
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i] + b * y[i];
+  }
+}
+
+template <class I, class T>
+void DistKrylovOps<I, T>::precond(const T* r, T* z) {
+  const std::int64_t n = a_.local_rows();
+  const T* d = inv_.data();
+  const bool none = inv_.empty();
+#pragma omp parallel for schedule(static) num_threads(threads_)
+  for (std::int64_t i = 0; i < n; ++i) z[i] = none ? r[i] : d[i] * r[i];
+}
+
+#define MM_DIST_KRYLOV(I, T) template class DistKrylovOps<I, T>;
+MM_FOR_INDEX_VALUE_TYPES(MM_DIST_KRYLOV)
+
+}  // namespace mm::dist

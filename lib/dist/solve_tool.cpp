@@ -1,0 +1,296 @@
+// mmsolve under mpirun: read across the ranks, partition, halo plan, Krylov solve, output.
+#include "dist/solve_tool.hpp"
+
+#include <omp.h>
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "dist/agree.hpp"
+#include "dist/dist_csr.hpp"
+#include "dist/dist_krylov.hpp"
+#include "dist/options.hpp"
+#include "dist/read.hpp"
+#include "dist/report.hpp"
+#include "dist/vector.hpp"
+#include "mm/dispatch.hpp"
+#include "mm/error.hpp"
+#include "mm/timing.hpp"
+#include "mm/tool_io.hpp"
+
+namespace mm::dist {
+
+namespace {
+
+// mmsolve's implementation names for the Krylov methods: cpu (OpenMP: the ranks' cpu-csr
+// product and parallel vector loops) and ref (serial loops).
+LocalKernel solve_kernel(const std::string& impl) {
+  if (impl.empty() || impl == "cpu") return LocalKernel::cpu_csr;
+  if (impl == "ref") return LocalKernel::ref;
+  throw UsageError("--impl " + impl +
+                   " does not run distributed (yet); under mpirun the ranks run cpu or ref");
+}
+
+std::string impl_name(LocalKernel k) {
+  return k == LocalKernel::ref ? "ref" : "cpu";
+}
+
+// --method under mpirun: the Krylov methods only (a direct method needs the whole matrix).
+std::optional<SolveMethod> parse_dist_method(const std::string& name) {
+  if (name == "auto") return std::nullopt;
+  const SolveMethod m = parse_method(name);
+  if (!is_iterative(m))
+    throw UsageError("--method " + name +
+                     " does not run distributed: under mpirun use cg, bicgstab, gmres or auto");
+  return m;
+}
+
+// auto: cg for a file stored symmetric (hermitian) whose diagonal is real and positive on
+// every rank, else gmres. (One process also tests the values of a general file for symmetry
+// and picks a direct method for small or dense systems; across ranks the header decides.)
+template <class I, class T>
+std::pair<SolveMethod, std::string> choose_method(const Comm& comm, const MtxHeader& h,
+                                                  const DistCsr<I, T>& a) {
+  int positive = 1;
+  const Csr<I, T>& d = a.diag;
+  for (std::int64_t i = 0; i < d.rows && positive; ++i) {
+    T s{};
+    for (auto k = d.ptr[i]; k < d.ptr[i + 1]; ++k)
+      if (d.idx[k] == i) s += d.val[k];
+    positive = std::real(s) > 0 && std::imag(std::complex<double>(s)) == 0;
+  }
+  positive = comm.allreduce(positive, Op::min);
+  if (h.symmetry != Symmetry::symmetric && h.symmetry != Symmetry::hermitian)
+    return {SolveMethod::gmres, "not stored symmetric or hermitian"};
+  if (!positive) return {SolveMethod::gmres, "stored symmetric, but a diagonal entry is not > 0"};
+  return {SolveMethod::cg, "stored symmetric, positive diagonal"};
+}
+
+// What a solve of every column measured, the same on every rank (the convergence test reads
+// reduced values only), and this rank's time in reductions and halo exchanges.
+struct SolveRun {
+  SolveReport report;
+  double seconds = 0, allreduce = 0, exchange = 0;
+  std::int64_t reductions = 0;
+};
+
+template <class I, class T>
+SolveRun solve_columns(const Comm& comm, DistKrylovOps<I, T>& ops, SolveMethod method,
+                       const IterOptions& opt, const std::vector<T>& b, std::vector<T>& x,
+                       std::int64_t k) {
+  const std::int64_t n = ops.size();
+  std::vector<T> bc(static_cast<std::size_t>(n)), xc(bc.size());
+  SolveRun r;
+  comm.barrier();
+  ops.reset();
+  Stopwatch w;
+  for (std::int64_t c = 0; c < k; ++c) {
+    for (std::int64_t i = 0; i < n; ++i) bc[i] = b[i * k + c];
+    krylov_solve(method, ops, bc.data(), xc.data(), opt, r.report);
+    for (std::int64_t i = 0; i < n; ++i) x[i * k + c] = xc[i];
+  }
+  r.seconds = w.seconds();
+  r.allreduce = ops.allreduce_seconds();
+  r.exchange = ops.exchange_seconds();
+  r.reductions = ops.reductions();
+  return r;
+}
+
+// max over the columns of ||b - Ax|| / ||b|| (||b - Ax|| for b = 0; a NaN as infinity), by
+// the distributed product, as check::solve_residual computes it in one process.
+template <class I, class T>
+double worst_residual(DistKrylovOps<I, T>& ops, const std::vector<T>& b, const std::vector<T>& x,
+                      std::int64_t k) {
+  const std::int64_t n = ops.size();
+  std::vector<T> bc(static_cast<std::size_t>(n)), xc(bc.size()), t(bc.size());
+  double worst = 0;
+  for (std::int64_t c = 0; c < k; ++c) {
+    for (std::int64_t i = 0; i < n; ++i) bc[i] = b[i * k + c], xc[i] = x[i * k + c];
+    ops.matvec(xc.data(), t.data());
+    ops.axpby(T(1), bc.data(), T(-1), t.data());
+    const T* xs[2] = {t.data(), bc.data()};
+    T d[2];
+    ops.dots(2, xs, xs, d);
+    const double res = std::sqrt(std::max(0.0, static_cast<double>(std::real(d[0])))),
+                 bn = std::sqrt(std::max(0.0, static_cast<double>(std::real(d[1]))));
+    const double rel = bn > 0 ? res / bn : res;
+    worst = std::isnan(rel) || std::isnan(static_cast<double>(std::real(d[0])))
+                ? INFINITY
+                : std::max(worst, rel);
+  }
+  return worst;
+}
+
+}  // namespace
+
+int solve_tool(const Cli& cli, IterOptions opt) {
+  const Comm& comm = world();
+  const CommonOptions& c = cli.common();
+  const DistOptions o = agree(comm, [&] { return parse_options(cli, solve_kernel); });
+  const std::optional<SolveMethod> method_opt = parse_dist_method(cli.get<std::string>("method"));
+  // Classical Gram-Schmidt twice: two reductions a GMRES step instead of j + 2.
+  opt.orth = Orthogonalization::cgs2;
+  const auto files = cli.positionals("files");
+  if (c.verbose && comm.root())
+    std::cerr << "mmsolve: " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
+              << transport(comm) << "), " << omp_get_max_threads()
+              << " OpenMP threads a rank, on the CPU\n";
+
+  TimingRecord rec("mmsolve");
+  rec.precision(c.precision);
+  // 1. Read: A across the ranks, b by rank 0 (its header everywhere).
+  const ReadOptions ropt{c.threads > 0 ? c.threads : omp_get_max_threads(),
+                         ReadOptions{}.chunk_bytes};
+  DistRead a = read_distributed(comm, files[0], ropt);
+  if (comm.root()) {
+    MtxMatrix w;
+    w.read_warnings = a.warnings;
+    warn_read("mmsolve", files[0], w);
+  }
+  const Input bin = load_on_root(comm, files[1], c, "mmsolve");
+  const double read_s = comm.allreduce(a.seconds + bin.seconds, Op::max);
+  const MtxHeader h = a.header, hb = bin.m.header;
+  if (c.verbose && comm.root())
+    std::cerr << "mmsolve: read " << files[0] << ": " << h.banner().substr(15) << ", " << h.rows
+              << " x " << h.cols << ", " << h.nnz << " stored entries, " << read_s << " s\n";
+  rec.input(files[0], h.rows, h.cols, h.nnz, a.bytes);
+  rec.input(bin.path, hb.rows, hb.cols, hb.nnz, bin.bytes);
+  rec.phase("read", read_s);
+  // Every rank holds both headers: every rank refuses alike, one message is printed.
+  if (!h.is_square())
+    throw InputError(
+        files[0], 0,
+        "A must be square, this one is " + std::to_string(h.rows) + " x " + std::to_string(h.cols));
+  if (hb.rows != h.rows)
+    throw InputError(bin.path, 0,
+                     "b has " + std::to_string(hb.rows) + " rows, A has " + std::to_string(h.rows));
+  const bool complex = h.field == Field::complex || hb.field == Field::complex;
+
+  return with_value_type(c.precision, complex, [&]<class T>() {
+    return with_index_type(h.rows, h.cols, h.nnz * 2, [&]<class I>() -> int {
+      // 2. Partition: rows balanced by nonzeros, entries routed to their owners, halo plan.
+      Stopwatch w;
+      Triplets<T> t = to_triplets<T>(a.part);
+      a.part = MtxMatrix{};
+      const Partition rows = balanced_rows(comm, h.rows, t.row);
+      t = route_to_owners(comm, rows, std::move(t));
+      const DistCsr<I, T> m = build_dist_csr<I, T>(comm, h.rows, h.cols, rows, rows, t);
+      t = Triplets<T>{};
+      const double partition_s = comm.allreduce(w.seconds(), Op::max);
+
+      // b: this rank's rows, all k columns (row-major, as the whole n x k array).
+      const std::int64_t k = hb.cols;
+      std::vector<T> b;
+      {
+        std::vector<T> all;
+        agree(comm, [&] {
+          if (comm.root()) all = to_dense<T>(bin.m).data;
+        });
+        std::vector<std::int64_t> counts(static_cast<std::size_t>(comm.size()));
+        for (int r = 0; r < comm.size(); ++r)
+          counts[static_cast<std::size_t>(r)] = rows.count(r) * k;
+        b = comm.scatterv(all.data(), counts, 0);
+      }
+      if (c.verbose) print_ranked(comm, describe_rank("mmsolve", m, a));
+
+      SolveMethod method;
+      if (method_opt) {
+        method = *method_opt;
+      } else {
+        const auto [chosen, why] = choose_method(comm, h, m);
+        method = chosen;
+        if (c.verbose && comm.root())
+          std::cerr << "mmsolve: --method auto chose " << method_name(method) << ": " << why
+                    << "\n";
+      }
+      // A zero diagonal entry under Jacobi: exit 5 on every rank, the lowest row named.
+      const auto ops = agree(comm, [&] {
+        return std::make_unique<DistKrylovOps<I, T>>(comm, m, o.kernel, opt.jacobi);
+      });
+
+      // 3. The solve, timed: every run starts together from x = 0, each counts as its
+      //    slowest rank; the reductions' and the halo's share likewise.
+      std::vector<T> x(b.size());
+      SolveRun run;
+      for (int i = 0; i < c.warmup; ++i) run = solve_columns(comm, *ops, method, opt, b, x, k);
+      std::vector<double> times, reduce_s, exchange_s;
+      for (int i = 0; i < c.repeat; ++i) {
+        run = solve_columns(comm, *ops, method, opt, b, x, k);
+        times.push_back(run.seconds);
+        reduce_s.push_back(run.allreduce);
+        exchange_s.push_back(run.exchange);
+      }
+      const PhaseStats compute = slowest(comm, times), reduce = slowest(comm, reduce_s),
+                       exch = slowest(comm, exchange_s);
+      const SolveReport& report = run.report;
+      const double worst = worst_residual(*ops, b, x, k);
+
+      // The whole system's work, as the one-process tool counts it; the balance of the ranks.
+      const double flops = comm.allreduce(report.flops, Op::sum);
+      const std::int64_t nnz = comm.allreduce(m.local_nnz(), Op::sum);
+      const std::int64_t max_nnz = comm.allreduce(m.local_nnz(), Op::max);
+      const std::int64_t halo = comm.allreduce(m.plan.halo_size(), Op::sum);
+      const double s = sizeof(T), ib = sizeof(I), n = static_cast<double>(h.rows);
+      const double spmv_bytes = static_cast<double>(nnz) * (s + ib) + (n + 1) * ib + 2 * n * s;
+      const double spmvs = method == SolveMethod::bicgstab ? 2.0 : 1.0;
+      const double bytes =
+          spmv_bytes * std::max<double>(1, spmvs * static_cast<double>(report.iterations) *
+                                               static_cast<double>(k)) +
+          2.0 * n * static_cast<double>(k) * s;
+      const std::string name = method_name(method), impl = impl_name(o.kernel);
+      if (comm.root()) {
+        if (c.verbose)
+          std::cerr << "mmsolve: " << name << " on " << comm.size() << " ranks: median "
+                    << compute.median << " s over " << compute.repeats << " runs, "
+                    << run.reductions << " reductions (" << reduce.median << " s in allreduce), "
+                    << "halo exchange " << exch.median << " s outside the overlap\n";
+        std::cerr << "mmsolve: " << name << " (" << impl << ", " << comm.size()
+                  << (comm.size() == 1 ? " rank" : " ranks") << "): " << report.iterations
+                  << " iterations, relative residual ||b-Ax||/||b|| " << worst
+                  << (k > 1 ? " (worst column)" : "") << "\n";
+      }
+
+      // 4. Write: x gathered to rank 0, or a file a rank; marked when not converged.
+      const bool converged = report.converged;
+      std::vector<std::string> comments;
+      if (!converged) {
+        std::ostringstream note;
+        note << " mmsolve: not converged after " << report.iterations
+             << " iterations, relative residual " << worst
+             << (report.note.empty() ? "" : ", " + report.note);
+        comments.push_back(note.str());
+        if (comm.root()) std::cerr << "mmsolve:" << note.str() << "\n";
+      }
+      Dense<T> xl;
+      xl.rows = m.local_rows();
+      xl.cols = k;
+      xl.data = std::move(x);
+      const double write_s =
+          comm.allreduce(o.per_rank ? write_per_rank(comm, xl, rows, c, comments)
+                                    : write_gathered(comm, xl, h.rows, c, comments),
+                         Op::max);
+
+      rec.impl(name + "/" + impl).work(flops, bytes);
+      rec.phase("partition", partition_s).phase("exchange", exch.median);
+      rec.phase("compute", compute).phase("allreduce", reduce.median).phase("write", write_s);
+      rec.extra("ranks", comm.size()).extra("transport", transport(comm));
+      rec.extra("partition", "rows");
+      rec.extra(
+          "load_imbalance",
+          nnz > 0 ? static_cast<double>(max_nnz) * comm.size() / static_cast<double>(nnz) : 1.0);
+      rec.extra("halo_values", halo).extra("reductions", run.reductions);
+      rec.extra("iterations", report.iterations).extra("converged", converged);
+      rec.extra("relative_residual", worst);
+      if (method == SolveMethod::gmres) rec.extra("orthogonalization", "cgs2");
+      agree(comm, [&] {
+        if (comm.root()) rec.emit(c.timing);
+      });
+      return converged ? 0 : 1;
+    });
+  });
+}
+
+}  // namespace mm::dist
