@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Weak scaling of the distributed SpMV and one CG iteration on 1 and 2 CPU ranks of this
+# machine, against the memory-bandwidth bound measured in the same rounds (bench/dist_bench.cpp
+# states the model; docs/scaling.md, "CPU ranks on one machine").
+#
+#   bench/dist_scaling.sh [dist_bench options, e.g. --n 216 --repeat 5]
+#
+# ROUNDS (default 5) rounds, each running dist_bench under mpirun -np 1 and -np 2 in turn (the
+# order alternating between rounds, so slow phases of a shared machine hit both), one rank a
+# core, one OpenMP thread a rank. Medians over the rounds of every figure; the JSON lines go to
+# $RESULTS/dist_scaling_<date>_<commit>.jsonl (RESULTS: results/bench), the Markdown table to
+# standard output. BUILD_DIR: the build (default build); MPIEXEC: mpirun.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+bench=$build/bin/dist_bench
+rounds=${ROUNDS:-5}
+results=${RESULTS:-$root/results/bench}
+mpiexec=${MPIEXEC:-mpirun}
+[[ -x $bench ]] || { echo "dist_bench: build it first (cmake --build $build --target dist_bench)" >&2; exit 2; }
+mkdir -p "$results"
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+out=$results/dist_scaling_$(date +%F)_$commit.jsonl
+: > "$out"
+export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+for ((r = 0; r < rounds; r++)); do
+  order="1 2"
+  ((r % 2)) && order="2 1"
+  for np in $order; do
+    "$mpiexec" -q -n "$np" --bind-to core "$bench" "$@" | tee -a "$out" >&2
+  done
+done
+
+python3 - "$out" "$commit" <<'PYEOF'
+import json, statistics, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+by = {p: [r for r in runs if r["ranks"] == p] for p in (1, 2)}
+med = lambda p, k: statistics.median(r[k] for r in by[p])
+loads = [r["load_average"] for r in runs]
+r1 = by[1][0]
+print(f"device: {r1['device']}; commit {sys.argv[2]}; {len(by[1])} rounds; "
+      f"{r1['rows_per_rank']:,} rows ({r1['nnz_per_rank']:,} nonzeros) a rank; "
+      f"load average {min(loads):.1f}-{max(loads):.1f}\n")
+bw = {p: med(p, "copy_gbps") for p in (1, 2)}
+print(f"copy bandwidth: 1 rank {bw[1]:.2f} GB/s, 2 ranks together {bw[2]:.2f} GB/s "
+      f"({bw[2] / bw[1]:.2f}x)\n")
+print("| op | ranks | bytes (all ranks) | median time | of bound T_bound/T | weak-scaling eff. T(1)/T(2) "
+      "| its bound T_bound(1)/T_bound(2) | eff. / bound |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for op, t, b in (("spmv", "spmv_s", "spmv_bytes_per_rank"),
+                 ("cg iteration", "cg_iteration_s", "cg_bytes_per_rank")):
+    T = {p: med(p, t) for p in (1, 2)}
+    B = {p: p * med(p, b) for p in (1, 2)}
+    Tb = {p: B[p] / (bw[p] * 1e9) for p in (1, 2)}
+    eff, bound = T[1] / T[2], Tb[1] / Tb[2]
+    for p in (1, 2):
+        tail = f"{eff:.3f} | {bound:.3f} | **{eff / bound:.2f}** |" if p == 2 else " | | |"
+        print(f"| {op} | {p} | {B[p] / 1e6:.1f} MB | {T[p] * 1e3:.2f} ms | {Tb[p] / T[p]:.2f} | {tail}")
+print()
+for p in (1, 2):
+    print(f"- {p} rank(s): cg {med(p, 'cg_reductions_per_iteration'):.0f} reductions an iteration, "
+          f"{med(p, 'cg_allreduce_per_iteration_s') * 1e6:.0f} us in allreduce an iteration; "
+          f"spmv halo exchange outside the overlap {med(p, 'spmv_exchange_s') * 1e6:.0f} us")
+PYEOF
