@@ -60,7 +60,7 @@ same() {
   want=$(iters)
   for np in "${nps[@]}"; do
     expect_exit 0 mpi_run "$np" mmsolve "$@" -o "x$np.mtx"
-    expect_stderr "\(cpu, $np ranks?\): [0-9]+ iterations"
+    expect_stderr "\((cpu|ref), $np ranks?\): [0-9]+ iterations"
     got=$(iters)
     ((got - want <= 2 && want - got <= 2)) && pass "$* on $np: $got iterations, one process $want" ||
       fail "$* on $np: $got iterations, one process $want"
