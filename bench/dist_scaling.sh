@@ -57,6 +57,18 @@ for op, t, b in (("spmv", "spmv_s", "spmv_bytes_per_rank"),
         tail = f"{eff:.3f} | {bound:.3f} | **{eff / bound:.2f}** |" if p == 2 else " | | |"
         print(f"| {op} | {p} | {B[p] / 1e6:.1f} MB | {T[p] * 1e3:.2f} ms | {Tb[p] / T[p]:.2f} | {tail}")
 print()
+# The same ratio round by round (each round's 1- and 2-rank runs, minutes apart at most): its
+# median and range show how much a disturbed round moved the medians above.
+pairs = [{r["ranks"]: r for r in runs[i:i + 2]} for i in range(0, len(runs) - 1, 2)]
+pairs = [q for q in pairs if set(q) == {1, 2}]
+for op, t, b in (("spmv", "spmv_s", "spmv_bytes_per_rank"),
+                 ("cg iteration", "cg_iteration_s", "cg_bytes_per_rank")):
+    ratios = []
+    for q in pairs:
+        tb = {p: p * q[p][b] / q[p]["copy_gbps"] for p in (1, 2)}
+        ratios.append((q[1][t] / q[2][t]) / (tb[1] / tb[2]))
+    print(f"- {op}: eff. / bound round by round: median {statistics.median(ratios):.2f}, "
+          f"range {min(ratios):.2f}-{max(ratios):.2f} over {len(ratios)} rounds")
 for p in (1, 2):
     print(f"- {p} rank(s): cg {med(p, 'cg_reductions_per_iteration'):.0f} reductions an iteration, "
           f"{med(p, 'cg_allreduce_per_iteration_s') * 1e6:.0f} us in allreduce an iteration; "
