@@ -55,7 +55,7 @@ same() {
   while [[ $1 != -- ]]; do nps+=("$1"); shift; done
   shift
   tol=$(echo "$@" | sed -n 's/.*--tol \([^ ]*\).*/\1/p')
-  expect_exit 0 mmsolve "$@" -o one.mtx
+  expect_exit 0 mmsolve --device cpu "$@" -o one.mtx
   local want got
   want=$(iters)
   for np in "${nps[@]}"; do
@@ -84,7 +84,7 @@ for method in bicgstab gmres; do
 done
 # One rank under mpirun solves as one process does, bit for bit (cg, bicgstab: the same
 # arithmetic in the same order; gmres orthogonalizes by cgs2 under mpirun, mgs in one process).
-expect_exit 0 mmsolve P.mtx bP.mtx --method cg --threads 1 -o one.mtx
+expect_exit 0 mmsolve --device cpu P.mtx bP.mtx --method cg --threads 1 -o one.mtx
 expect_exit 0 mpi_run 1 mmsolve P.mtx bP.mtx --method cg -o x1.mtx
 same_files one.mtx x1.mtx
 
@@ -92,7 +92,7 @@ same_files one.mtx x1.mtx
 #    young1c (complex): its slow, erratic convergence makes the count vary with any rounding
 #    (one process with another thread count too): within 10% here, and the residual met.
 mmgen rhs "$C/bcsstk13.mtx" -o b13.mtx
-expect_exit 0 mmsolve "$C/bcsstk13.mtx" b13.mtx --method cg --precond jacobi --max-iter 20000 --tol 1e-12 -q
+expect_exit 0 mmsolve --device cpu "$C/bcsstk13.mtx" b13.mtx --method cg --precond jacobi --max-iter 20000 --tol 1e-12 -q
 want=$(iters)
 for np in 2 4; do
   expect_exit 0 mpi_run $np mmsolve "$C/bcsstk13.mtx" b13.mtx --method cg --precond jacobi --max-iter 20000 --tol 1e-12 -o x.mtx
@@ -103,7 +103,7 @@ for np in 2 4; do
 done
 mmgen rhs "$C/young1c.mtx" -o byc.mtx
 for method in bicgstab gmres; do
-  expect_exit 0 mmsolve "$C/young1c.mtx" byc.mtx --method "$method" --precond jacobi --max-iter 5000 --tol 1e-11 -q
+  expect_exit 0 mmsolve --device cpu "$C/young1c.mtx" byc.mtx --method "$method" --precond jacobi --max-iter 5000 --tol 1e-11 -q
   want=$(iters)
   expect_exit 0 mpi_run 3 mmsolve "$C/young1c.mtx" byc.mtx --method "$method" --precond jacobi --max-iter 5000 --tol 1e-11 -o x.mtx
   got=$(iters)
@@ -114,7 +114,7 @@ done
 
 # 3. Four columns, b from standard input, single precision, fewer rows than ranks, auto.
 mmgen dense --rows 300 --cols 4 --lo -1 --hi 1 --seed 2 -o B4.mtx
-expect_exit 0 mmsolve D.mtx B4.mtx --method gmres --tol 1e-12 -o one.mtx
+expect_exit 0 mmsolve --device cpu D.mtx B4.mtx --method gmres --tol 1e-12 -o one.mtx
 if mpi_run 3 mmsolve D.mtx - --method gmres --tol 1e-12 -o X4.mtx < B4.mtx 2> err; then
   pass "b from stdin"; else fail "b from stdin: $(cat err)"; fi
 grep -q "(worst column)" err && pass "worst column" || fail "no worst column: $(cat err)"
@@ -160,7 +160,7 @@ PYEOF
 
 # 5. --output-per-rank: a file a rank (two columns), together x.
 mmgen dense --rows 900 --cols 2 --seed 3 -o B2.mtx
-expect_exit 0 mmsolve P.mtx B2.mtx --method cg --tol 1e-12 -o one.mtx
+expect_exit 0 mmsolve --device cpu P.mtx B2.mtx --method cg --tol 1e-12 -o one.mtx
 expect_exit 0 mpi_run 3 mmsolve P.mtx B2.mtx --method cg --tol 1e-12 --output-per-rank -o dst/x.mtx
 "$PY" - dst one.mtx <<'PYEOF' && pass "per-rank files" || fail "per-rank files"
 import json, os, sys, numpy as np, scipy.io

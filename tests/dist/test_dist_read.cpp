@@ -3,6 +3,7 @@
 // x slices against mmgen's vector; per-rank output names.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,13 @@ namespace mm::test {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The repository: MM_ROOT when set (binaries carried to another machine, as the other unit
+// tests take it), else where this was built from.
+fs::path source_dir() {
+  const char* root = std::getenv("MM_ROOT");
+  return fs::path(root && *root ? root : MM_SOURCE_DIR);
+}
 using dist::Op;
 
 // Every rank's part gathered on rank 0, in rank order.
@@ -86,7 +94,7 @@ class SharedDir {
 };
 
 TEST(DistRead, CorpusEqualsOneProcessReader) {
-  for (const auto& e : fs::directory_iterator(fs::path(MM_SOURCE_DIR) / "datasets/corpus")) {
+  for (const auto& e : fs::directory_iterator(source_dir() / "datasets/corpus")) {
     const std::string path = e.path().string();
     const MtxHeader h = read_mtx_header(path);
     expect_same_read(path, ReadOptions{}, h.format == Format::coordinate);
@@ -143,7 +151,7 @@ std::string dist_read_error(const std::string& path, const ReadOptions& opt) {
 
 TEST(DistRead, BadFixturesFailAsTheOneProcessReader) {
   int checked = 0;
-  for (const auto& e : fs::directory_iterator(fs::path(MM_SOURCE_DIR) / "tests/bad")) {
+  for (const auto& e : fs::directory_iterator(source_dir() / "tests/bad")) {
     const std::string path = e.path().string();
     if (path.ends_with("EXPECTED")) continue;
     std::string want = "(read)";
