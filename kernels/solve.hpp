@@ -121,6 +121,11 @@ class KrylovOps {
 };
 
 // Serial: spmv_ref and plain loops.
+// The inverted diagonal of square A for the Jacobi preconditioner; a zero diagonal entry is a
+// NumericalError naming its row, numbered from ROW_OFFSET + 1 (a rank's block: its first row).
+template <class I, class T>
+std::vector<T> jacobi_inverse(const Csr<I, T>& a, std::int64_t row_offset = 0);
+
 template <class I, class T>
 std::unique_ptr<KrylovOps<T>> krylov_ops_ref(const Csr<I, T>& a, bool jacobi);
 // OpenMP: spmv_cpu_csr (rows split by nonzeros) and parallel vector loops.

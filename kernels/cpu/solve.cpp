@@ -4,13 +4,11 @@
 
 #include <omp.h>
 
+#include "cpu/krylov_vectors.hpp"
 #include "instantiate.hpp"
 #include "spmv.hpp"
 
 namespace mm {
-
-template <class I, class T>
-std::vector<T> jacobi_inverse(const Csr<I, T>& a);  // kernels/ref/solve.cpp
 
 // The blocked LU without row swaps, then the substitution (its L and U are those of
 // plain elimination: the same arithmetic in a cache-friendly order).
@@ -39,42 +37,10 @@ class CpuOps final : public KrylovOps<T> {
   void matvec(const T* x, T* y) override {
     spmv_cpu_csr(a_, split_, x, static_cast<const T*>(nullptr), y, T(1), T(0));
   }
-  T dot(const T* x, const T* y) override {
-    // Real and imaginary parts reduced apart: OpenMP has no reduction for std::complex.
-    using Rt = real_type_t<T>;
-    Rt re = 0, im = 0;
-    const std::int64_t n = a_.rows;
-#pragma omp parallel for schedule(static) num_threads(threads_) reduction(+ : re, im)
-    for (std::int64_t i = 0; i < n; ++i) {
-      if constexpr (is_complex_v<T>) {
-        const T v = std::conj(x[i]) * y[i];
-        re += v.real();
-        im += v.imag();
-      } else {
-        re += x[i] * y[i];
-      }
-    }
-    if constexpr (is_complex_v<T>)
-      return T(re, im);
-    else
-      return re + im;
-  }
-  void axpby(T a, const T* x, T b, T* y) override {
-    const std::int64_t n = a_.rows;
-    if (b == T{}) {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-      for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i];
-    } else {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-      for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i] + b * y[i];
-    }
-  }
+  T dot(const T* x, const T* y) override { return cpu_vec::dot(a_.rows, x, y, threads_); }
+  void axpby(T a, const T* x, T b, T* y) override { cpu_vec::axpby(a_.rows, a, x, b, y, threads_); }
   void precond(const T* r, T* z) override {
-    const std::int64_t n = a_.rows;
-    const T* d = inv_.data();
-    const bool none = inv_.empty();
-#pragma omp parallel for schedule(static) num_threads(threads_)
-    for (std::int64_t i = 0; i < n; ++i) z[i] = none ? r[i] : d[i] * r[i];
+    cpu_vec::precond(a_.rows, inv_.empty() ? nullptr : inv_.data(), r, z, threads_);
   }
 
  private:

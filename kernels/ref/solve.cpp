@@ -28,13 +28,14 @@ void gauss_ref(Dense<T>& a, Dense<T>& b) {
 
 // The inverse diagonal of A for Jacobi; a zero diagonal entry cannot be inverted.
 template <class I, class T>
-std::vector<T> jacobi_inverse(const Csr<I, T>& a) {
+std::vector<T> jacobi_inverse(const Csr<I, T>& a, std::int64_t row_offset) {
   std::vector<T> d(static_cast<std::size_t>(a.rows));
   for (std::int64_t i = 0; i < a.rows; ++i) {
     for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k)
       if (a.idx[k] == i) d[i] += a.val[k];
     if (d[i] == T{})
-      throw NumericalError("jacobi: zero diagonal entry in row " + std::to_string(i + 1));
+      throw NumericalError("jacobi: zero diagonal entry in row " +
+                           std::to_string(row_offset + i + 1));
     d[i] = T(1) / d[i];
   }
   return d;
@@ -82,8 +83,8 @@ std::unique_ptr<KrylovOps<T>> krylov_ops_ref(const Csr<I, T>& a, bool jacobi) {
 
 #define MM_SOLVE_REF_T(T) template void gauss_ref<T>(Dense<T>&, Dense<T>&);
 MM_FOR_VALUE_TYPES(MM_SOLVE_REF_T)
-#define MM_SOLVE_REF_IT(I, T)                                     \
-  template std::vector<T> jacobi_inverse<I, T>(const Csr<I, T>&); \
+#define MM_SOLVE_REF_IT(I, T)                                                   \
+  template std::vector<T> jacobi_inverse<I, T>(const Csr<I, T>&, std::int64_t); \
   template std::unique_ptr<KrylovOps<T>> krylov_ops_ref<I, T>(const Csr<I, T>&, bool);
 MM_FOR_INDEX_VALUE_TYPES(MM_SOLVE_REF_IT)
 

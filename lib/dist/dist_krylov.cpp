@@ -3,9 +3,10 @@
 
 #include <omp.h>
 
+#include "cpu/krylov_vectors.hpp"
 #include "instantiate.hpp"
-#include "mm/error.hpp"
 #include "mm/timing.hpp"
+#include "solve.hpp"
 
 namespace mm::dist {
 
@@ -20,45 +21,14 @@ DistKrylovOps<I, T>::DistKrylovOps(const Comm& comm, const DistCsr<I, T>& a, Loc
       threads_(kernel == LocalKernel::ref || a.local_nnz() + a.local_rows() < 200000
                    ? 1
                    : omp_get_max_threads()) {
-  if (!jacobi) return;
-  const Csr<I, T>& d = a.diag;  // square: local column i is local row i's diagonal
-  inv_.assign(static_cast<std::size_t>(d.rows), T{});
-  for (std::int64_t i = 0; i < d.rows; ++i) {
-    for (auto k = d.ptr[i]; k < d.ptr[i + 1]; ++k)
-      if (d.idx[k] == i) inv_[static_cast<std::size_t>(i)] += d.val[k];
-    if (inv_[static_cast<std::size_t>(i)] == T{})
-      throw NumericalError("jacobi: zero diagonal entry in row " +
-                           std::to_string(a.row_begin() + i + 1));
-    inv_[static_cast<std::size_t>(i)] = T(1) / inv_[static_cast<std::size_t>(i)];
-  }
+  // Square blocks: local column i is local row i's diagonal; rows named as in the file.
+  if (jacobi) inv_ = jacobi_inverse(a.diag, a.row_begin());
 }
 
 template <class I, class T>
 void DistKrylovOps<I, T>::matvec(const T* x, T* y) {
   spmv_.apply(x, y);
   exchange_s_ += spmv_.exchange_seconds();
-}
-
-template <class I, class T>
-T DistKrylovOps<I, T>::local_dot(const T* x, const T* y) const {
-  // Real and imaginary parts reduced apart: OpenMP has no reduction for std::complex.
-  using Rt = real_type_t<T>;
-  Rt re = 0, im = 0;
-  const std::int64_t n = a_.local_rows();
-#pragma omp parallel for schedule(static) num_threads(threads_) reduction(+ : re, im)
-  for (std::int64_t i = 0; i < n; ++i) {
-    if constexpr (is_complex_v<T>) {
-      const T v = std::conj(x[i]) * y[i];
-      re += v.real();
-      im += v.imag();
-    } else {
-      re += x[i] * y[i];
-    }
-  }
-  if constexpr (is_complex_v<T>)
-    return T(re, im);
-  else
-    return re + im;
 }
 
 template <class I, class T>
@@ -71,13 +41,13 @@ void DistKrylovOps<I, T>::reduce(T* v, int k) {
 
 template <class I, class T>
 T DistKrylovOps<I, T>::dot(const T* x, const T* y) {
-  T d = local_dot(x, y);
+  T d = cpu_vec::dot(a_.local_rows(), x, y, threads_);
   reduce(&d, 1);
   return d;
 }
 
 // The K sums in one pass over the rows (CG's r'r with r'z reads r once: 16 bytes a row, not
-// 24); each sum runs in row order as local_dot's, so one thread gives local_dot's values.
+// 24); each sum runs in row order as cpu_vec::dot's, so one thread gives its values.
 template <class I, class T>
 void DistKrylovOps<I, T>::dots(int k, const T* const* x, const T* const* y, T* out) {
   using Rt = real_type_t<T>;
@@ -107,23 +77,12 @@ void DistKrylovOps<I, T>::dots(int k, const T* const* x, const T* const* y, T* o
 
 template <class I, class T>
 void DistKrylovOps<I, T>::axpby(T a, const T* x, T b, T* y) {
-  const std::int64_t n = a_.local_rows();
-  if (b == T{}) {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-    for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i];
-  } else {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-    for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i] + b * y[i];
-  }
+  cpu_vec::axpby(a_.local_rows(), a, x, b, y, threads_);
 }
 
 template <class I, class T>
 void DistKrylovOps<I, T>::precond(const T* r, T* z) {
-  const std::int64_t n = a_.local_rows();
-  const T* d = inv_.data();
-  const bool none = inv_.empty();
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (std::int64_t i = 0; i < n; ++i) z[i] = none ? r[i] : d[i] * r[i];
+  cpu_vec::precond(a_.local_rows(), inv_.empty() ? nullptr : inv_.data(), r, z, threads_);
 }
 
 #define MM_DIST_KRYLOV(I, T) template class DistKrylovOps<I, T>;

@@ -44,7 +44,6 @@ class DistKrylovOps final : public KrylovOps<T> {
   void reset() { allreduce_s_ = exchange_s_ = 0, reductions_ = 0; }
 
  private:
-  T local_dot(const T* x, const T* y) const;
   void reduce(T* v, int k);
 
   Comm comm_;

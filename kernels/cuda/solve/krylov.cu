@@ -9,9 +9,6 @@
 
 namespace mm {
 
-template <class I, class T>
-std::vector<T> jacobi_inverse(const Csr<I, T>& a);  // kernels/ref/solve.cpp
-
 namespace cuda::krylov {
 
 std::string stop_note(int stop) {
