@@ -110,6 +110,10 @@ JacobiResult jacobi_cpu(const Csr<I, T>& offdiag, const std::vector<T>& inv_diag
 // x_i = -1 + i*h. Written as a dense array, 2D is N x N with entry (j+1, i+1) and 3D is
 // N^2 x N with entry (k*N + j + 1, i + 1): the array's rows are the grid's rows of x.
 
+// The grids the heated room takes: N >= 3 (walls and one interior point), N^DIM points
+// addressable (N <= 2^20 in 3D, 2^30 in 2D); UsageError naming --poissonDIMd otherwise.
+void check_heated_room_size(int dim, std::int64_t n);
+
 // Points [lo, hi] (lo > hi: none) of one axis whose coordinate lies in [a, b], edges
 // included (with a tolerance of 1e-9 h for coordinates that are on an edge in exact terms).
 struct IndexRange {

@@ -162,11 +162,7 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuni
   const CommonOptions& c = cli.common();
   if (!cli.positionals("files").empty())
     throw UsageError("--poisson2d/--poisson3d take no input files");
-  if (n < 3)
-    throw UsageError("--poisson" + std::to_string(dim) +
-                     "d N needs N >= 3 (walls and one interior point)");
-  if (n > (dim == 3 ? (1 << 20) : (std::int64_t{1} << 30)))
-    throw UsageError("--poisson grid too large");
+  check_heated_room_size(dim, n);
   if (!c.impl.empty() && !is_stencil_impl(c.impl))
     throw UsageError("--impl " + c.impl +
                      " is a system implementation; with --poisson use one of " +

@@ -156,13 +156,7 @@ int run(const Cli& cli) {
   });
   record_input(rec, bin);
   const MtxHeader &h = a.m.header, &hb = bin.m.header;
-  if (!h.is_square())
-    throw InputError(
-        a.path, 0,
-        "A must be square, this one is " + std::to_string(h.rows) + " x " + std::to_string(h.cols));
-  if (hb.rows != h.rows)
-    throw InputError(bin.path, 0,
-                     "b has " + std::to_string(hb.rows) + " rows, A has " + std::to_string(h.rows));
+  check_system_shapes(a.path, h, bin.path, hb);
   const bool complex = h.field == Field::complex || hb.field == Field::complex;
 
   return with_value_type(c.precision, complex, [&]<class T>() {

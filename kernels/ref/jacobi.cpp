@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
 
 #include "instantiate.hpp"
+#include "mm/error.hpp"
 
 namespace mm {
 
@@ -82,6 +84,14 @@ JacobiResult jacobi_ref(const Csr<I, T>& a, const T* b, T* x, const JacobiStop& 
 }
 
 // ---- the heated room --------------------------------------------------------------------
+
+void check_heated_room_size(int dim, std::int64_t n) {
+  if (n < 3)
+    throw UsageError("--poisson" + std::to_string(dim) +
+                     "d N needs N >= 3 (walls and one interior point)");
+  if (n > (dim == 3 ? (1 << 20) : (std::int64_t{1} << 30)))
+    throw UsageError("--poisson grid too large");
+}
 
 IndexRange heated_room_range(std::int64_t n, double a, double b) {
   const double h = 2.0 / static_cast<double>(n - 1), eps = 1e-9 * h;

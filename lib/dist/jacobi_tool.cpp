@@ -190,11 +190,7 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
   const std::int64_t n = cli.get<std::int64_t>(p3 ? "poisson3d" : "poisson2d");
   if (!cli.positionals("files").empty())
     throw UsageError("--poisson2d/--poisson3d take no input files");
-  if (n < 3)
-    throw UsageError("--poisson" + std::to_string(dim) +
-                     "d N needs N >= 3 (walls and one interior point)");
-  if (n > (dim == 3 ? (1 << 20) : (std::int64_t{1} << 30)))
-    throw UsageError("--poisson grid too large");
+  check_heated_room_size(dim, n);
   if (!c.impl.empty() && c.impl != kImpl)
     throw UsageError("--impl " + c.impl + " does not run distributed; under mpirun each rank's " +
                      "slab runs " + kImpl);
@@ -208,11 +204,7 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
         "--device cuda under mpirun: GPU ranks are not built yet (issue 15); "
         "use --device cpu");
   if (comm.root()) warn_unused_tuning("mmjacobi", cli.tune(), nlohmann::json::object(), kImpl);
-  if (c.verbose && comm.root())
-    std::cerr << "mmjacobi: " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
-              << transport(comm) << "), " << omp_get_max_threads()
-              << " OpenMP threads a rank, on the CPU; the grid in " << (dim == 3 ? "z" : "y")
-              << " slabs\n";
+  say_ranks(comm, c, "mmjacobi", std::string("; the grid in ") + (dim == 3 ? "z" : "y") + " slabs");
   return c.precision == "single" ? run_room<float>(comm, cli, stop, dim, n, per_rank)
                                  : run_room<double>(comm, cli, stop, dim, n, per_rank);
 }

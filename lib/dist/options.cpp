@@ -1,6 +1,8 @@
 // The distributed tools' options, their checks, and per-rank reports.
 #include "dist/options.hpp"
 
+#include <omp.h>
+
 #include <iostream>
 
 #include "mm/error.hpp"
@@ -44,6 +46,14 @@ void print_ranked(const Comm& comm, const std::string& line) {
     std::cerr << std::string(text.data() + at, static_cast<std::size_t>(n)) << "\n";
     at += static_cast<std::size_t>(n);
   }
+}
+
+void say_ranks(const Comm& comm, const CommonOptions& c, const char* tool,
+               const std::string& more) {
+  if (c.verbose && comm.root())
+    std::cerr << tool << ": " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
+              << transport(comm) << "), " << omp_get_max_threads()
+              << " OpenMP threads a rank, on the CPU" << more << "\n";
 }
 
 std::string transport(const Comm& comm) {

@@ -32,6 +32,11 @@ DistOptions parse_options(const Cli& cli,
 // Rank 0 prints every rank's LINE to standard error, in rank order (collective).
 void print_ranked(const Comm& comm, const std::string& line);
 
+// With -v, rank 0 says how the tool runs: "TOOL: N ranks (transport), T OpenMP threads a rank,
+// on the CPU" and MORE.
+void say_ranks(const Comm& comm, const CommonOptions& c, const char* tool,
+               const std::string& more = "");
+
 // "transport" in the timing record: "mpi", or "none" for one rank without MPI.
 std::string transport(const Comm& comm);
 

@@ -5,6 +5,7 @@
 #include "dist/read.hpp"
 
 #include <fcntl.h>
+#include <omp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "mm/error.hpp"
 #include "mm/matrix.hpp"
 #include "mm/timing.hpp"
+#include "mm/tool_io.hpp"
 
 namespace mm::dist {
 
@@ -186,5 +188,18 @@ Triplets<T> to_triplets(const MtxMatrix& part) {
 
 #define MM_DIST_TRIPLETS(T) template Triplets<T> to_triplets<T>(const MtxMatrix&);
 MM_FOR_VALUE_TYPES(MM_DIST_TRIPLETS)
+
+DistRead read_tool_matrix(const Comm& comm, const std::string& path, const CommonOptions& c,
+                          const char* tool) {
+  const ReadOptions opt{c.threads > 0 ? c.threads : omp_get_max_threads(),
+                        ReadOptions{}.chunk_bytes};
+  DistRead a = read_distributed(comm, path, opt);
+  if (comm.root()) {
+    MtxMatrix w;
+    w.read_warnings = a.warnings;
+    warn_read(tool, path, w);
+  }
+  return a;
+}
 
 }  // namespace mm::dist

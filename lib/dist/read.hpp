@@ -10,6 +10,7 @@
 
 #include "dist/comm.hpp"
 #include "dist/dist_csr.hpp"
+#include "mm/cli.hpp"
 #include "mm/mtx.hpp"
 
 namespace mm::dist {
@@ -27,6 +28,11 @@ struct DistRead {
 // Reads PATH across COMM's ranks (collective). OPT as for read_mtx (threads: each rank's
 // own). Throws Failure (every rank, agreed) on a missing or malformed file.
 DistRead read_distributed(const Comm& comm, const std::string& path, const ReadOptions& opt = {});
+
+// A tool's matrix: read_distributed with --threads (each rank's; default its OpenMP threads),
+// the reader's warnings printed by rank 0 as the one-process tool prints them.
+DistRead read_tool_matrix(const Comm& comm, const std::string& path, const CommonOptions& c,
+                          const char* tool);
 
 // ROOT's header (without its comments) to every rank.
 void bcast_header(const Comm& comm, MtxHeader& h, int root);

@@ -134,22 +134,12 @@ int solve_tool(const Cli& cli, IterOptions opt) {
   // Classical Gram-Schmidt twice: two reductions a GMRES step instead of j + 2.
   opt.orth = Orthogonalization::cgs2;
   const auto files = cli.positionals("files");
-  if (c.verbose && comm.root())
-    std::cerr << "mmsolve: " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
-              << transport(comm) << "), " << omp_get_max_threads()
-              << " OpenMP threads a rank, on the CPU\n";
+  say_ranks(comm, c, "mmsolve");
 
   TimingRecord rec("mmsolve");
   rec.precision(c.precision);
   // 1. Read: A across the ranks, b by rank 0 (its header everywhere).
-  const ReadOptions ropt{c.threads > 0 ? c.threads : omp_get_max_threads(),
-                         ReadOptions{}.chunk_bytes};
-  DistRead a = read_distributed(comm, files[0], ropt);
-  if (comm.root()) {
-    MtxMatrix w;
-    w.read_warnings = a.warnings;
-    warn_read("mmsolve", files[0], w);
-  }
+  DistRead a = read_tool_matrix(comm, files[0], c, "mmsolve");
   const Input bin = load_on_root(comm, files[1], c, "mmsolve");
   const double read_s = comm.allreduce(a.seconds + bin.seconds, Op::max);
   const MtxHeader h = a.header, hb = bin.m.header;
@@ -160,13 +150,7 @@ int solve_tool(const Cli& cli, IterOptions opt) {
   rec.input(bin.path, hb.rows, hb.cols, hb.nnz, bin.bytes);
   rec.phase("read", read_s);
   // Every rank holds both headers: every rank refuses alike, one message is printed.
-  if (!h.is_square())
-    throw InputError(
-        files[0], 0,
-        "A must be square, this one is " + std::to_string(h.rows) + " x " + std::to_string(h.cols));
-  if (hb.rows != h.rows)
-    throw InputError(bin.path, 0,
-                     "b has " + std::to_string(hb.rows) + " rows, A has " + std::to_string(h.rows));
+  check_system_shapes(files[0], h, bin.path, hb);
   const bool complex = h.field == Field::complex || hb.field == Field::complex;
 
   return with_value_type(c.precision, complex, [&]<class T>() {

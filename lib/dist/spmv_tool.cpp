@@ -27,22 +27,12 @@ int spmv_tool(const Cli& cli) {
   const auto files = cli.positionals("files");
   const std::string xkind = cli.has("x") ? cli.get<std::string>("x") : "";
   const double beta = cli.get<double>("beta");
-  if (c.verbose && comm.root())
-    std::cerr << "mmspmv: " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
-              << transport(comm) << "), " << omp_get_max_threads()
-              << " OpenMP threads a rank, on the CPU\n";
+  say_ranks(comm, c, "mmspmv");
 
   TimingRecord rec("mmspmv");
   rec.precision(c.precision);
   // 1. Read: A across the ranks, x and y0 by rank 0 (their headers everywhere).
-  const ReadOptions ropt{c.threads > 0 ? c.threads : omp_get_max_threads(),
-                         ReadOptions{}.chunk_bytes};
-  DistRead a = read_distributed(comm, files[0], ropt);
-  if (comm.root()) {
-    MtxMatrix w;
-    w.read_warnings = a.warnings;
-    warn_read("mmspmv", files[0], w);
-  }
+  DistRead a = read_tool_matrix(comm, files[0], c, "mmspmv");
   std::optional<Input> xin, y0in;
   if (files.size() == 2) xin = load_on_root(comm, files[1], c, "mmspmv");
   if (cli.has("y0")) y0in = load_on_root(comm, cli.get<std::string>("y0"), c, "mmspmv");

@@ -153,4 +153,15 @@ template std::vector<std::complex<double>> vector_values<std::complex<double>>(c
                                                                                std::int64_t,
                                                                                const std::string&);
 
+void check_system_shapes(const std::string& a_path, const MtxHeader& a, const std::string& b_path,
+                         const MtxHeader& b) {
+  if (!a.is_square())
+    throw InputError(
+        a_path, 0,
+        "A must be square, this one is " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
+  if (b.rows != a.rows)
+    throw InputError(b_path, 0,
+                     "b has " + std::to_string(b.rows) + " rows, A has " + std::to_string(a.rows));
+}
+
 }  // namespace mm

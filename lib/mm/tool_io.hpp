@@ -79,6 +79,11 @@ void record_input(TimingRecord& rec, const Input& in);
 // Writes M to -o unless -q; returns the seconds it took.
 double save_output(const MtxMatrix& m, const CommonOptions& c);
 
+// A x = B's shapes, from the headers: InputError (exit 3) naming A_PATH when A is not square,
+// B_PATH when B's rows are not A's.
+void check_system_shapes(const std::string& a_path, const MtxHeader& a, const std::string& b_path,
+                         const MtxHeader& b);
+
 // A vector argument as an n x 1 array's values (integer and pattern promoted); throws
 // InputError naming the file when it is not one column of length N (N < 0: any).
 template <class T>

@@ -13,6 +13,14 @@ checks=0
 # a GPU to run them on is a separate question (nvidia-smi).
 cuda_built=$(mmspmv --list-impls | awk '$2 == "cuda" {f = 1} END {if (f) print 1}')
 
+# The distributed tests' guard: without MPI (MM_MPIEXEC empty) the script skips, saying why.
+require_mpi() {
+  if [[ -z ${MM_MPIEXEC:-} ]]; then
+    echo "skip: the tools were built without MPI (Debian: libopenmpi-dev openmpi-bin), no mpirun test"
+    exit 0
+  fi
+}
+
 # mpi_run NP CMD...: CMD as NP ranks under mpirun (MM_MPIEXEC, set by CTest when the tools are
 # built with MPI: mpirun and its flags; for Open MPI --oversubscribe, as CI has 2 cores, and -q,
 # so that a tool's one message is all its stderr holds). Open MPI refuses root unless told; one

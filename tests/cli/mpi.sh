@@ -3,10 +3,7 @@
 # corpus, stdin and gzip, x and y0 files, -v per rank, the timing record, --output-per-rank;
 # bad inputs under 3 ranks (exit 3, one message, no output); a rank killed mid-run.
 source "$(dirname "$0")/common.bash"
-if [[ -z ${MM_MPIEXEC:-} ]]; then
-  echo "skip: the tools were built without MPI (Debian: libopenmpi-dev openmpi-bin), no mpirun test"
-  exit 0
-fi
+require_mpi
 mkdir -p "$TMP/dst"
 leftovers() { find "$TMP/dst" -name '.*.mmtmp.*' | wc -l; }
 C=$CORPUS

@@ -5,10 +5,7 @@
 # -v per rank; the timing record; --output-per-rank; bad options under 3 ranks (one message,
 # exit 2, nothing written).
 source "$(dirname "$0")/common.bash"
-if [[ -z ${MM_MPIEXEC:-} ]]; then
-  echo "skip: the tools were built without MPI (Debian: libopenmpi-dev openmpi-bin), no mpirun test"
-  exit 0
-fi
+require_mpi
 cd "$TMP"
 mkdir -p dst
 

@@ -5,10 +5,7 @@
 # timing record, --output-per-rank, non-convergence; bad inputs under 3 ranks (exit 3, one
 # message, nothing written), Jacobi's zero diagonal (exit 5), direct methods refused (exit 2).
 source "$(dirname "$0")/common.bash"
-if [[ -z ${MM_MPIEXEC:-} ]]; then
-  echo "skip: the tools were built without MPI (Debian: libopenmpi-dev openmpi-bin), no mpirun test"
-  exit 0
-fi
+require_mpi
 cd "$TMP"
 mkdir -p dst
 leftovers() { find dst -name '.*.mmtmp.*' | wc -l; }
