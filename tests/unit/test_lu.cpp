@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include "analysis/check.hpp"
 #include "gpu.hpp"
 #include "lu.hpp"
-#include "analysis/check.hpp"
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
 
