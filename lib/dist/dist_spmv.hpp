@@ -42,10 +42,13 @@ class DistSpmv {
   void multiply(const Csr<I, T>& b, const std::vector<std::int64_t>& split, const T* x, T* y,
                 T alpha, T beta, const T* y0) const;
 
+  void add_remote(const T* halo, T* y, T alpha) const;
+
   Comm comm_;
   const DistCsr<I, T>& a_;
   LocalKernel kernel_;
-  std::vector<std::int64_t> split_diag_, split_offd_;
+  std::vector<std::int64_t> split_diag_;
+  std::vector<std::int64_t> offd_rows_;  // the rows with remote columns, ascending
   std::vector<T> halo_values_;
   HaloExchange<T> halo_;
 };
