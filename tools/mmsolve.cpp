@@ -243,7 +243,7 @@ int run(const Cli& cli) {
              << " iterations, relative residual " << worst
              << (report.note.empty() ? "" : ", " + report.note);
         out.header.comments.push_back(note.str());
-        std::cerr << "mmsolve:" << note.str() << "\n";
+        std::cerr << note.str().substr(1) << "\n";  // the comment without its leading space
       }
       rec.phase("write", save_output(out, c));
       rec.emit(c.timing);

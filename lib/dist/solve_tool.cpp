@@ -246,7 +246,8 @@ int solve_tool(const Cli& cli, IterOptions opt) {
              << " iterations, relative residual " << worst
              << (report.note.empty() ? "" : ", " + report.note);
         comments.push_back(note.str());
-        if (comm.root()) std::cerr << "mmsolve:" << note.str() << "\n";
+        if (comm.root())
+          std::cerr << note.str().substr(1) << "\n";  // the comment without its leading space
       }
       Dense<T> xl;
       xl.rows = m.local_rows();

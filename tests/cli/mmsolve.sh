@@ -79,7 +79,7 @@ EOF
 
 # Not converged: exit 1, x written and marked; the relative residual on stderr.
 expect_exit 1 mmsolve P.mtx bP.mtx --method gmres --restart 5 --max-iter 10 -o xn.mtx
-expect_stderr "not converged after 10 iterations"
+expect_stderr "^mmsolve: not converged after 10 iterations"
 grep -q '^% mmsolve: not converged after 10 iterations, relative residual' xn.mtx && pass "x marked" || fail "x not marked"
 expect_exit 0 mmcheck info xn.mtx
 

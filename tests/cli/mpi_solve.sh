@@ -172,7 +172,7 @@ rm -f dst/*
 
 # 6. Not converged: exit 1 from every rank, x written and marked, as one process.
 expect_exit 1 mpi_run 3 mmsolve P.mtx bP.mtx --method gmres --restart 5 --max-iter 10 -o dst/xn.mtx
-expect_stderr "not converged after 10 iterations"
+expect_stderr "^mmsolve: not converged after 10 iterations"
 grep -q '^% mmsolve: not converged after 10 iterations, relative residual' dst/xn.mtx &&
   pass "x marked" || fail "x not marked"
 expect_exit 1 mpi_run 2 mmsolve P.mtx bP.mtx --method cg --max-iter 5 --output-per-rank -o dst/xn.mtx
