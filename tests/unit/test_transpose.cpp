@@ -228,7 +228,7 @@ TYPED_TEST(DenseTypes, InPlaceImplsMatchRef) {
 TYPED_TEST(DenseTypes, CudaInPlaceImplsMatchRef) {
   MM_REQUIRE_GPU();
   // 32 and 64 fill whole tiles; 1025 leaves a one-wide edge tile; 3000 many tile pairs.
-  check_in_place<TypeParam>(Device::cuda, {0, 1, 2, 31, 32, 33, 64, 1000, 1025, 3000});
+  check_in_place<TypeParam>(Device::cuda, {0, 1, 2, 31, 32, 33, 64, 66, 130, 1000, 1025, 3000});
 }
 
 TEST(Transpose, InPlaceRefusesNonSquare) {
