@@ -30,6 +30,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "analysis/generate.hpp"
 #include "bench_common.hpp"
 #include "copy_ceiling.hpp"
 #include "cpu/transpose_cpu.hpp"
@@ -97,6 +98,15 @@ mm::Csr<std::int32_t, double> random_csr(std::int64_t n, int k) {
   a.val.resize(a.idx.size());
   for (auto& v : a.val) v = static_cast<double>(splitmix(s) >> 11) * 0x1p-53;
   return a;
+}
+
+// N x N with power-law row lengths (mmgen's powerlaw, K a row on average): a few long rows.
+mm::Csr<std::int32_t, double> powerlaw_csr(std::int64_t n, int k) {
+  mm::GenOptions g;
+  g.kind = "powerlaw";
+  g.rows = g.cols = n;
+  g.nnz_per_row = k;
+  return mm::coo_to_csr(mm::to_coo<std::int32_t, double>(mm::generate(g)));
 }
 
 class Bench {
@@ -397,22 +407,29 @@ void gpu_dense(Bench& b, const Options& o, const char* type) {
             [&] { return c == want; });
 }
 
+// CSR -> CSC of A by every GPU implementation, each checked against the CPU's.
+void gpu_sparse(Bench& b, const Options& o, const std::string& op,
+                const mm::Csr<std::int32_t, double>& a) {
+  std::cerr << "transpose_bench: " << op << " nnz " << a.nnz() << std::endl;
+  const double bytes = mm::transpose_csr_bytes(a);
+  mm::Csr<std::int32_t, double> want, out;
+  mm::transpose_shape(a, want);
+  std::vector<std::int32_t> scratch;
+  mm::transpose_cpu_csr2csc(a, want, false, o.threads, scratch);
+  b.gpu_ceiling(op, mm::cuda_copy_gbps(static_cast<std::size_t>(bytes / 2)));
+  gpu_impls(b, op, mm::transpose_csr_impls<std::int32_t, double>(),
+            mm::CsrTransposeProblem<std::int32_t, double>{&a, &out, false}, bytes, o,
+            [&] { return out.ptr == want.ptr && out.idx == want.idx && out.val == want.val; });
+}
+
 void gpu(Bench& b, const Options& o) {
   const mm::GpuInfo g = mm::cuda_devices();
   if (g.count == 0) throw std::runtime_error("--device cuda needs a GPU: " + g.reason);
   std::cerr << "transpose_bench: " << g.name << ", dense " << o.n << " x " << o.n << std::endl;
   gpu_dense<double>(b, o, "double");
   gpu_dense<float>(b, o, "float");
-  const auto a = random_csr(o.sparse_n, o.nnz_per_row);
-  const double bytes = mm::transpose_csr_bytes(a);
-  mm::Csr<std::int32_t, double> want, out;
-  mm::transpose_shape(a, want);
-  std::vector<std::int32_t> scratch;
-  mm::transpose_cpu_csr2csc(a, want, false, o.threads, scratch);
-  b.gpu_ceiling("gpu sparse", mm::cuda_copy_gbps(static_cast<std::size_t>(bytes / 2)));
-  gpu_impls(b, "gpu sparse", mm::transpose_csr_impls<std::int32_t, double>(),
-            mm::CsrTransposeProblem<std::int32_t, double>{&a, &out, false}, bytes, o,
-            [&] { return out.ptr == want.ptr && out.idx == want.idx && out.val == want.val; });
+  gpu_sparse(b, o, "gpu sparse", random_csr(o.sparse_n, o.nnz_per_row));
+  gpu_sparse(b, o, "gpu sparse powerlaw", powerlaw_csr(o.sparse_n, o.nnz_per_row));
 }
 
 }  // namespace

@@ -212,9 +212,16 @@ const ImplList<CsrTransposeMake<I, T>>& transpose_csr_impls() {
     if constexpr (sizeof(I) == 4)  // Csr2cscEx2 has 32-bit indices only
       l.push_back({"cusparse", Device::cuda, "cuSPARSE Csr2cscEx2 (32-bit indices)",
                    [](const P& p) { return make_transpose_cusparse(p); }});
-    l.push_back({"cuda-csr2csc", Device::cuda,
-                 "column counts by atomics + scan, stable radix sort by column, gather",
-                 [](const P& p) { return make_transpose_cuda_csr2csc(p); }});
+    l.push_back(
+        {"cuda-csr2csc", Device::cuda,
+         "column counts by atomics + scan, stable radix sort by column, gather",
+         [](const P& p) { return make_transpose_cuda_csr2csc(p, CsrTransposeCudaKernel::sort); }});
+    l.push_back({"cuda-scatter", Device::cuda,
+                 "column counts by atomics + scan, entries scattered by atomic column cursors, "
+                 "each column sorted by row (cub segmented sort)",
+                 [](const P& p) {
+                   return make_transpose_cuda_csr2csc(p, CsrTransposeCudaKernel::scatter);
+                 }});
 #endif
     return l;
   }();

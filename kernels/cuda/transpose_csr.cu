@@ -1,5 +1,8 @@
-// CUDA CSR -> CSC (mmtranspose on coordinate files, cuda-csr2csc): column counts by atomics
-// and a scan, a stable radix sort of the entries by column, and a gather of rows and values.
+// CUDA CSR -> CSC (mmtranspose on coordinate files): column counts by atomics and a scan, then
+// either a stable radix sort of the entries by column and a gather of rows and values
+// (cuda-csr2csc), or a scatter of every entry to a free slot of its column by an atomic cursor
+// and a sort of each column's few entries by row (cuda-scatter): one pass over the entries and
+// a short segmented sort instead of a radix sort's three passes of 22-bit keys.
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -51,12 +54,48 @@ __global__ void gather(std::int64_t nnz, const I* __restrict__ order, const I* _
   }
 }
 
+// The row of entry K: the last row I with PTR[I] <= K (an empty row shares its PTR with the
+// next). A binary search a thread, so that the work is balanced whatever the row lengths.
+template <class I>
+__device__ __forceinline__ I row_of_entry(std::int64_t rows, const I* __restrict__ ptr,
+                                          std::int64_t k) {
+  std::int64_t lo = 0, hi = rows - 1;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi + 1) / 2;
+    if (static_cast<std::int64_t>(ptr[mid]) <= k)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return static_cast<I>(lo);
+}
+
+// Entry K to the next free slot of its column (CURSOR: the columns' next slots, from T_PTR):
+// the columns' entries end up in any order, sorted afterwards by row.
+template <bool Complex, class I, class B>
+__global__ void scatter(std::int64_t rows, std::int64_t nnz, const I* __restrict__ ptr,
+                        const I* __restrict__ idx, const B* __restrict__ val,
+                        I* __restrict__ cursor, I* __restrict__ t_idx, B* __restrict__ t_val,
+                        bool conj) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    I slot;
+    if constexpr (sizeof(I) == 4)
+      slot = static_cast<I>(atomicAdd(reinterpret_cast<int*>(cursor + idx[k]), 1));
+    else
+      slot =
+          static_cast<I>(atomicAdd(reinterpret_cast<unsigned long long*>(cursor + idx[k]), 1ull));
+    t_idx[slot] = row_of_entry(rows, ptr, k);
+    t_val[slot] = conj_bits<Complex>(val[k], conj);
+  }
+}
+
 template <class I, class T>
 class Csr2CscRunner final : public cuda::CudaRunner {
   using U = std::make_unsigned_t<I>;  // sort keys: columns are never negative
 
  public:
-  explicit Csr2CscRunner(const CsrTransposeProblem<I, T>& p) : p_(p) {}
+  Csr2CscRunner(const CsrTransposeProblem<I, T>& p, CsrTransposeCudaKernel k) : p_(p), k_(k) {}
 
   void upload() override {
     const Csr<I, T>& a = *p_.a;
@@ -67,10 +106,15 @@ class Csr2CscRunner final : public cuda::CudaRunner {
     count_ = cuda::Buffer<I>(static_cast<std::size_t>(a.cols));
     t_ptr_ = cuda::Buffer<I>(static_cast<std::size_t>(a.cols) + 1);
     t_ptr_.fill_bytes(0);  // t_ptr[0] stays 0; the scan writes the rest
-    row_of_ = cuda::Buffer<I>(nnz);
-    pos_ = cuda::Buffer<I>(nnz);
-    order_ = cuda::Buffer<I>(nnz);
-    keys_ = cuda::Buffer<U>(nnz);
+    if (sorts()) {
+      row_of_ = cuda::Buffer<I>(nnz);
+      pos_ = cuda::Buffer<I>(nnz);
+      order_ = cuda::Buffer<I>(nnz);
+      keys_ = cuda::Buffer<U>(nnz);
+    } else {  // the scattered columns, before their sort by row
+      row_of_ = cuda::Buffer<I>(nnz);
+      s_val_ = cuda::Buffer<T>(nnz);
+    }
     t_idx_ = cuda::Buffer<I>(nnz);
     t_val_ = cuda::Buffer<T>(nnz);
     t_idx_.fill_bytes(0xff);  // poison: every entry must be written
@@ -82,9 +126,10 @@ class Csr2CscRunner final : public cuda::CudaRunner {
     std::size_t scan = 0, sort = 0;
     if (a.cols > 0)
       MM_CUDA(cub::DeviceScan::InclusiveSum(nullptr, scan, count_.get(), t_ptr_.get() + 1, a.cols));
-    if (nnz > 0)
+    if (nnz > 0 && sorts())
       MM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys_in(), keys_.get(), pos_.get(),
                                               order_.get(), a.nnz(), 0, end_bit_));
+    if (nnz > 0 && !sorts()) sort_columns(nullptr, sort);
     temp_ = cuda::Buffer<char>(std::max<std::size_t>({scan, sort, 1}));
   }
 
@@ -107,13 +152,25 @@ class Csr2CscRunner final : public cuda::CudaRunner {
     std::size_t bytes = temp_.size();
     MM_CUDA(
         cub::DeviceScan::InclusiveSum(temp_.get(), bytes, count_.get(), t_ptr_.get() + 1, a.cols));
+    using B = bits_t<T>;
+    if (!sorts()) {
+      // The count buffer becomes the columns' cursors: their first slots.
+      MM_CUDA(cudaMemcpyAsync(count_.get(), t_ptr_.get(), count_.size() * sizeof(I),
+                              cudaMemcpyDeviceToDevice));
+      scatter<is_complex_v<T>, I, B><<<blocks_for(nnz, threads), threads>>>(
+          a.rows, nnz, ptr_.get(), idx_.get(), reinterpret_cast<const B*>(val_.get()), count_.get(),
+          row_of_.get(), reinterpret_cast<B*>(s_val_.get()), p_.conjugate);
+      MM_CUDA_LAUNCHED("csr2csc scatter");
+      bytes = temp_.size();
+      sort_columns(temp_.get(), bytes);
+      return;
+    }
     rows_and_positions<I>
         <<<blocks_for(a.rows, threads), threads>>>(a.rows, ptr_.get(), row_of_.get(), pos_.get());
     MM_CUDA_LAUNCHED("csr2csc rows_and_positions");
     bytes = temp_.size();
     MM_CUDA(cub::DeviceRadixSort::SortPairs(temp_.get(), bytes, keys_in(), keys_.get(), pos_.get(),
                                             order_.get(), nnz, 0, end_bit_));
-    using B = bits_t<T>;
     gather<is_complex_v<T>, I, B><<<blocks_for(nnz, threads), threads>>>(
         nnz, order_.get(), row_of_.get(), reinterpret_cast<const B*>(val_.get()), t_idx_.get(),
         reinterpret_cast<B*>(t_val_.get()), p_.conjugate);
@@ -122,11 +179,23 @@ class Csr2CscRunner final : public cuda::CudaRunner {
 
  private:
   const U* keys_in() const { return reinterpret_cast<const U*>(idx_.get()); }
+  bool sorts() const { return k_ == CsrTransposeCudaKernel::sort; }
+
+  // Each column's scattered entries sorted by row (unique in a column: no order to keep), the
+  // values moved as raw bits. TEMP null: the scratch size into BYTES.
+  void sort_columns(void* temp, std::size_t& bytes) {
+    using B = bits_t<T>;
+    const auto cols = static_cast<std::int64_t>(p_.a->cols);
+    MM_CUDA(cub::DeviceSegmentedSort::SortPairs(
+        temp, bytes, row_of_.get(), t_idx_.get(), reinterpret_cast<const B*>(s_val_.get()),
+        reinterpret_cast<B*>(t_val_.get()), p_.a->nnz(), cols, t_ptr_.get(), t_ptr_.get() + 1));
+  }
 
   CsrTransposeProblem<I, T> p_;
+  CsrTransposeCudaKernel k_;
   cuda::Buffer<I> ptr_, idx_, count_, t_ptr_, row_of_, pos_, order_, t_idx_;
   cuda::Buffer<U> keys_;
-  cuda::Buffer<T> val_, t_val_;
+  cuda::Buffer<T> val_, t_val_, s_val_;
   cuda::Buffer<char> temp_;
   int end_bit_ = 1;
 };
@@ -134,14 +203,15 @@ class Csr2CscRunner final : public cuda::CudaRunner {
 }  // namespace
 
 template <class I, class T>
-std::unique_ptr<Runner> make_transpose_cuda_csr2csc(const CsrTransposeProblem<I, T>& p) {
+std::unique_ptr<Runner> make_transpose_cuda_csr2csc(const CsrTransposeProblem<I, T>& p,
+                                                    CsrTransposeCudaKernel k) {
   transpose_shape(*p.a, *p.out);
-  return std::make_unique<Csr2CscRunner<I, T>>(p);
+  return std::make_unique<Csr2CscRunner<I, T>>(p, k);
 }
 
 #define MM_TRANSPOSE_CUDA_CSR(I, T)                                   \
   template std::unique_ptr<Runner> make_transpose_cuda_csr2csc<I, T>( \
-      const CsrTransposeProblem<I, T>&);
+      const CsrTransposeProblem<I, T>&, CsrTransposeCudaKernel);
 MM_TRANSPOSE_INDEX_VALUE_TYPES(MM_TRANSPOSE_CUDA_CSR)
 
 }  // namespace mm

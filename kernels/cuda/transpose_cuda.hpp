@@ -22,9 +22,13 @@ std::unique_ptr<Runner> make_transpose_cuda(const DenseTransposeProblem<T>& p,
 // Square in place: mirrored tile pairs swapped through shared memory.
 template <class T>
 std::unique_ptr<Runner> make_transpose_cuda_inplace(const DenseTransposeProblem<T>& p);
-// CSR -> CSR of the transpose: a stable radix sort of the entries by column, then a gather.
+// CSR -> CSR of the transpose: a stable radix sort of the entries by column, then a gather
+// (sort); or every entry scattered to its column by an atomic cursor, then each column sorted
+// by row (scatter).
+enum class CsrTransposeCudaKernel { sort, scatter };
 template <class I, class T>
-std::unique_ptr<Runner> make_transpose_cuda_csr2csc(const CsrTransposeProblem<I, T>& p);
+std::unique_ptr<Runner> make_transpose_cuda_csr2csc(const CsrTransposeProblem<I, T>& p,
+                                                    CsrTransposeCudaKernel k);
 
 // Conjugates N complex values in device memory where they lie by flipping the sign bit of
 // each imaginary part (VALUE_SIZE 8: complex<float>, 16: complex<double>): exact for any

@@ -66,7 +66,7 @@ for f in "$CORPUS"/*.mtx; do
   fmt=$(sed -n '1s/^%%MatrixMarket matrix \([a-z]*\).*/\1/p' "$f")
   field=$(sed -n '1s/^%%MatrixMarket matrix [a-z]* \([a-z]*\).*/\1/p' "$f")
   if [[ $fmt == coordinate ]]; then impls="cpu-csr2csc ref"; else impls="cpu-blocked ref"; fi
-  if [[ -n $gpu && $fmt == coordinate ]]; then impls+=" cusparse cuda-csr2csc"; fi
+  if [[ -n $gpu && $fmt == coordinate ]]; then impls+=" cusparse cuda-csr2csc cuda-scatter"; fi
   if [[ -n $gpu && $fmt == array ]]; then impls+=" cuda-tiled32 cuda-naive"; fi
   # cuda-tiled64 moves pairs of real values: float and double only.
   if [[ -n $gpu && $fmt == array && $field != complex ]]; then impls+=" cuda-tiled64"; fi
@@ -110,7 +110,7 @@ if [[ -n $gpu ]]; then
     same_files "$TMP/$f.tiled.mtx" "$TMP/$f.single.mtx"
   done
   run_case sqc.cuda-inplace.conj 1 "$TMP/sqc.mtx" --in-place --impl cuda-inplace --conjugate
-  for impl in cusparse cuda-csr2csc; do
+  for impl in cusparse cuda-csr2csc cuda-scatter; do
     run_case "spc.$impl.conj" 1 "$TMP/spc.mtx" --impl "$impl" --conjugate --repeat 2
   done
 fi
