@@ -214,18 +214,18 @@ const ImplList<CsrTransposeMake<I, T>>& transpose_csr_impls() {
                    [](const P& p) { return make_transpose_cusparse(p); }});
     l.push_back(
         {"cuda-csr2csc", Device::cuda,
-         "column counts by atomics + scan, stable radix sort by column, gather",
+         "stable radix sort by column carrying rows and positions, row pointers from the sorted "
+         "columns, value gather",
          [](const P& p) { return make_transpose_cuda_csr2csc(p, CsrTransposeCudaKernel::sort); }});
     // Research: on an H100 (4M x 4M, 8 a row, random and power-law rows) 0.47x cuSPARSE where
     // cuda-csr2csc ran at 0.80x: the returning atomics and the 4M-segment sort cost more than
     // the radix sort's passes (bench/results/transpose_gpu_h100_2026-11-24_c2554e0.md).
-    l.push_back({"cuda-scatter", Device::cuda,
-                 "column counts by atomics + scan, entries scattered by atomic column cursors, "
-                 "each column sorted by row (cub segmented sort)",
-                 [](const P& p) {
-                   return make_transpose_cuda_csr2csc(p, CsrTransposeCudaKernel::scatter);
-                 },
-                 ImplKind::experimental});
+    l.push_back(
+        {"cuda-scatter", Device::cuda,
+         "column counts by atomics + scan, entries scattered by atomic column cursors, "
+         "each column sorted by row (cub segmented sort)",
+         [](const P& p) { return make_transpose_cuda_csr2csc(p, CsrTransposeCudaKernel::scatter); },
+         ImplKind::experimental});
 #endif
     return l;
   }();

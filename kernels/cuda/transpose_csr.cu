@@ -1,8 +1,9 @@
-// CUDA CSR -> CSC (mmtranspose on coordinate files): column counts by atomics and a scan, then
-// either a stable radix sort of the entries by column and a gather of rows and values
-// (cuda-csr2csc), or a scatter of every entry to a free slot of its column by an atomic cursor
-// and a sort of each column's few entries by row (cuda-scatter): one pass over the entries and
-// a short segmented sort instead of a radix sort's three passes of 22-bit keys.
+// CUDA CSR -> CSC (mmtranspose on coordinate files): either a stable radix sort of the entries by
+// column carrying each one's row and position, the row pointers read off the sorted columns,
+// and a gather of the values (cuda-csr2csc), or column counts by atomics and a scan, then a scatter
+// of every entry to a free slot of its column by an atomic cursor and a sort of each column's few
+// entries by row (cuda-scatter): one pass over the entries and a short segmented sort instead of a
+// radix sort's three passes of 22-bit keys.
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -29,28 +30,99 @@ __global__ void count_columns(std::int64_t nnz, const I* __restrict__ idx, I* __
   }
 }
 
-// The row of every entry, and its position (the sort's payload).
+// Tuning: threads a block, a block expanding that many rows; values gathered a thread in flight.
+constexpr int kThreads = 256;
+constexpr int kGatherIlp = 4;
+
+// The sort's payload: an entry's row and its position in A, moved with its column key. 32-bit
+// indices: one 8-byte word (row << 32 | position), the radix passes' values.
 template <class I>
-__global__ void rows_and_positions(std::int64_t rows, const I* __restrict__ ptr,
-                                   I* __restrict__ row_of, I* __restrict__ position) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < rows;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    for (I k = ptr[i]; k < ptr[i + 1]; ++k) {
-      row_of[k] = static_cast<I>(i);
-      position[k] = k;
+struct Payload;
+template <>
+struct Payload<std::int32_t> {
+  using type = unsigned long long;
+  __device__ static type pack(std::int64_t row, std::int64_t k) {
+    return static_cast<type>(row) << 32 | static_cast<type>(k);
+  }
+  __device__ static std::int32_t row(type p) { return static_cast<std::int32_t>(p >> 32); }
+  __device__ static std::int64_t position(type p) {
+    return static_cast<std::int64_t>(p & 0xffffffffu);
+  }
+};
+template <>
+struct Payload<std::int64_t> {
+  using type = ulonglong2;
+  __device__ static type pack(std::int64_t row, std::int64_t k) {
+    return make_ulonglong2(static_cast<unsigned long long>(row),
+                           static_cast<unsigned long long>(k));
+  }
+  __device__ static std::int64_t row(type p) { return static_cast<std::int64_t>(p.x); }
+  __device__ static std::int64_t position(type p) { return static_cast<std::int64_t>(p.y); }
+};
+
+// The payload of every entry of kThreads rows a block: their PTR staged in shared memory, the
+// entries walked by the whole block (coalesced writes), each finding its row by a binary search
+// of the staged PTR. A long row is still one block's, walked kThreads entries at a time.
+template <class I>
+__global__ void __launch_bounds__(kThreads)
+    expand_rows(std::int64_t rows, const I* __restrict__ ptr,
+                typename Payload<I>::type* __restrict__ payload) {
+  __shared__ I sp[kThreads + 1];
+  const std::int64_t r0 = blockIdx.x * static_cast<std::int64_t>(kThreads);
+  const int n = static_cast<int>(rows - r0 < kThreads ? rows - r0 : kThreads);
+  for (int t = threadIdx.x; t <= n; t += kThreads) sp[t] = ptr[r0 + t];
+  __syncthreads();
+  for (std::int64_t e = sp[0] + threadIdx.x; e < sp[n]; e += kThreads) {
+    int lo = 0, hi = n - 1;  // the last staged row starting at or before E
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (static_cast<std::int64_t>(sp[mid]) <= e)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
+    payload[e] = Payload<I>::pack(r0 + lo, e);
+  }
 }
 
-// Output entry p is A's entry order[p]: entries sorted by column, stably, so rows ascend.
-template <bool Complex, class I, class B>
-__global__ void gather(std::int64_t nnz, const I* __restrict__ order, const I* __restrict__ row_of,
-                       const B* __restrict__ val, I* __restrict__ t_idx, B* __restrict__ t_val,
-                       bool conj) {
-  for (std::int64_t p = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; p < nnz;
+// The transpose's row pointers from the sorted columns: T_PTR[C] is the first P whose column
+// is >= C, written by the P where the columns step past C (P = NNZ: the columns after the last).
+template <class I, class U>
+__global__ void column_starts(std::int64_t nnz, std::int64_t cols, const U* __restrict__ keys,
+                              I* __restrict__ t_ptr) {
+  for (std::int64_t p = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; p <= nnz;
        p += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const I k = order[p];
-    t_idx[p] = row_of[k];
-    t_val[p] = conj_bits<Complex>(val[k], conj);
+    const std::int64_t prev = p == 0 ? -1 : static_cast<std::int64_t>(keys[p - 1]);
+    const std::int64_t cur = p == nnz ? cols : static_cast<std::int64_t>(keys[p]);
+    for (std::int64_t c = prev + 1; c <= cur; ++c) t_ptr[c] = static_cast<I>(p);
+  }
+}
+
+// Output entry p: the row and the value of the entry the sort put there. kGatherIlp entries a
+// thread, their random value loads issued together.
+template <bool Complex, class I, class B>
+__global__ void __launch_bounds__(kThreads)
+    gather_sorted(std::int64_t nnz, const typename Payload<I>::type* __restrict__ payload,
+                  const B* __restrict__ val, I* __restrict__ t_idx, B* __restrict__ t_val,
+                  bool conj) {
+  using P = Payload<I>;
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t p0 = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; p0 < nnz;
+       p0 += step * kGatherIlp) {
+    typename P::type q[kGatherIlp];
+    B v[kGatherIlp];
+#pragma unroll
+    for (int j = 0; j < kGatherIlp; ++j)
+      if (p0 + j * step < nnz) q[j] = payload[p0 + j * step];
+#pragma unroll
+    for (int j = 0; j < kGatherIlp; ++j)
+      if (p0 + j * step < nnz) v[j] = val[P::position(q[j])];
+#pragma unroll
+    for (int j = 0; j < kGatherIlp; ++j)
+      if (p0 + j * step < nnz) {
+        t_idx[p0 + j * step] = static_cast<I>(P::row(q[j]));
+        t_val[p0 + j * step] = conj_bits<Complex>(v[j], conj);
+      }
   }
 }
 
@@ -103,15 +175,14 @@ class Csr2CscRunner final : public cuda::CudaRunner {
     ptr_ = cuda::Buffer<I>(a.ptr.data(), a.ptr.size());
     idx_ = cuda::Buffer<I>(a.idx.data(), nnz);
     val_ = cuda::Buffer<T>(a.val.data(), nnz);
-    count_ = cuda::Buffer<I>(static_cast<std::size_t>(a.cols));
     t_ptr_ = cuda::Buffer<I>(static_cast<std::size_t>(a.cols) + 1);
-    t_ptr_.fill_bytes(0);  // t_ptr[0] stays 0; the scan writes the rest
+    t_ptr_.fill_bytes(0);  // an empty A's; else every launch writes them all
     if (sorts()) {
-      row_of_ = cuda::Buffer<I>(nnz);
-      pos_ = cuda::Buffer<I>(nnz);
-      order_ = cuda::Buffer<I>(nnz);
+      payload_ = cuda::Buffer<Pay>(nnz);
+      sorted_ = cuda::Buffer<Pay>(nnz);
       keys_ = cuda::Buffer<U>(nnz);
-    } else {  // the scattered columns, before their sort by row
+    } else {  // column counts, then the scattered columns before their sort by row
+      count_ = cuda::Buffer<I>(static_cast<std::size_t>(a.cols));
       row_of_ = cuda::Buffer<I>(nnz);
       s_val_ = cuda::Buffer<T>(nnz);
     }
@@ -124,11 +195,11 @@ class Csr2CscRunner final : public cuda::CudaRunner {
            (std::uint64_t{1} << end_bit_) < static_cast<std::uint64_t>(a.cols))
       ++end_bit_;
     std::size_t scan = 0, sort = 0;
-    if (a.cols > 0)
+    if (a.cols > 0 && !sorts())
       MM_CUDA(cub::DeviceScan::InclusiveSum(nullptr, scan, count_.get(), t_ptr_.get() + 1, a.cols));
     if (nnz > 0 && sorts())
-      MM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys_in(), keys_.get(), pos_.get(),
-                                              order_.get(), a.nnz(), 0, end_bit_));
+      MM_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys_in(), keys_.get(), payload_.get(),
+                                              sorted_.get(), a.nnz(), 0, end_bit_));
     if (nnz > 0 && !sorts()) sort_columns(nullptr, sort);
     temp_ = cuda::Buffer<char>(std::max<std::size_t>({scan, sort, 1}));
   }
@@ -145,36 +216,38 @@ class Csr2CscRunner final : public cuda::CudaRunner {
     const Csr<I, T>& a = *p_.a;
     const std::int64_t nnz = a.nnz();
     if (nnz == 0) return;  // t_ptr is all zeros from upload()
-    constexpr int threads = 256;
+    constexpr int threads = kThreads;
+    using B = bits_t<T>;
+    std::size_t bytes = temp_.size();
+    if (sorts()) {  // (column, payload) sorted by column, stably: rows ascend in each column
+      expand_rows<I><<<static_cast<unsigned>((a.rows + kThreads - 1) / kThreads), kThreads>>>(
+          a.rows, ptr_.get(), payload_.get());
+      MM_CUDA_LAUNCHED("csr2csc expand_rows");
+      MM_CUDA(cub::DeviceRadixSort::SortPairs(temp_.get(), bytes, keys_in(), keys_.get(),
+                                              payload_.get(), sorted_.get(), nnz, 0, end_bit_));
+      column_starts<I, U>
+          <<<blocks_for(nnz + 1, threads), threads>>>(nnz, a.cols, keys_.get(), t_ptr_.get());
+      MM_CUDA_LAUNCHED("csr2csc column_starts");
+      gather_sorted<is_complex_v<T>, I, B><<<blocks_for(nnz, threads * kGatherIlp), threads>>>(
+          nnz, sorted_.get(), reinterpret_cast<const B*>(val_.get()), t_idx_.get(),
+          reinterpret_cast<B*>(t_val_.get()), p_.conjugate);
+      MM_CUDA_LAUNCHED("csr2csc gather_sorted");
+      return;
+    }
     MM_CUDA(cudaMemsetAsync(count_.get(), 0, count_.size() * sizeof(I)));
     count_columns<I><<<blocks_for(nnz, threads), threads>>>(nnz, idx_.get(), count_.get());
     MM_CUDA_LAUNCHED("csr2csc count_columns");
-    std::size_t bytes = temp_.size();
     MM_CUDA(
         cub::DeviceScan::InclusiveSum(temp_.get(), bytes, count_.get(), t_ptr_.get() + 1, a.cols));
-    using B = bits_t<T>;
-    if (!sorts()) {
-      // The count buffer becomes the columns' cursors: their first slots.
-      MM_CUDA(cudaMemcpyAsync(count_.get(), t_ptr_.get(), count_.size() * sizeof(I),
-                              cudaMemcpyDeviceToDevice));
-      scatter<is_complex_v<T>, I, B><<<blocks_for(nnz, threads), threads>>>(
-          a.rows, nnz, ptr_.get(), idx_.get(), reinterpret_cast<const B*>(val_.get()), count_.get(),
-          row_of_.get(), reinterpret_cast<B*>(s_val_.get()), p_.conjugate);
-      MM_CUDA_LAUNCHED("csr2csc scatter");
-      bytes = temp_.size();
-      sort_columns(temp_.get(), bytes);
-      return;
-    }
-    rows_and_positions<I>
-        <<<blocks_for(a.rows, threads), threads>>>(a.rows, ptr_.get(), row_of_.get(), pos_.get());
-    MM_CUDA_LAUNCHED("csr2csc rows_and_positions");
+    // The count buffer becomes the columns' cursors: their first slots.
+    MM_CUDA(cudaMemcpyAsync(count_.get(), t_ptr_.get(), count_.size() * sizeof(I),
+                            cudaMemcpyDeviceToDevice));
+    scatter<is_complex_v<T>, I, B><<<blocks_for(nnz, threads), threads>>>(
+        a.rows, nnz, ptr_.get(), idx_.get(), reinterpret_cast<const B*>(val_.get()), count_.get(),
+        row_of_.get(), reinterpret_cast<B*>(s_val_.get()), p_.conjugate);
+    MM_CUDA_LAUNCHED("csr2csc scatter");
     bytes = temp_.size();
-    MM_CUDA(cub::DeviceRadixSort::SortPairs(temp_.get(), bytes, keys_in(), keys_.get(), pos_.get(),
-                                            order_.get(), nnz, 0, end_bit_));
-    gather<is_complex_v<T>, I, B><<<blocks_for(nnz, threads), threads>>>(
-        nnz, order_.get(), row_of_.get(), reinterpret_cast<const B*>(val_.get()), t_idx_.get(),
-        reinterpret_cast<B*>(t_val_.get()), p_.conjugate);
-    MM_CUDA_LAUNCHED("csr2csc gather");
+    sort_columns(temp_.get(), bytes);
   }
 
  private:
@@ -193,7 +266,9 @@ class Csr2CscRunner final : public cuda::CudaRunner {
 
   CsrTransposeProblem<I, T> p_;
   CsrTransposeCudaKernel k_;
-  cuda::Buffer<I> ptr_, idx_, count_, t_ptr_, row_of_, pos_, order_, t_idx_;
+  using Pay = typename Payload<I>::type;
+  cuda::Buffer<I> ptr_, idx_, count_, t_ptr_, row_of_, t_idx_;
+  cuda::Buffer<Pay> payload_, sorted_;
   cuda::Buffer<U> keys_;
   cuda::Buffer<T> val_, t_val_, s_val_;
   cuda::Buffer<char> temp_;

@@ -22,9 +22,9 @@ std::unique_ptr<Runner> make_transpose_cuda(const DenseTransposeProblem<T>& p,
 // Square in place: mirrored tile pairs swapped through shared memory.
 template <class T>
 std::unique_ptr<Runner> make_transpose_cuda_inplace(const DenseTransposeProblem<T>& p);
-// CSR -> CSR of the transpose: a stable radix sort of the entries by column, then a gather
-// (sort); or every entry scattered to its column by an atomic cursor, then each column sorted
-// by row (scatter).
+// CSR -> CSR of the transpose: a stable radix sort of the entries by column carrying their
+// rows and positions, then a gather of the values (sort); or every entry scattered to its column
+// by an atomic cursor, then each column sorted by row (scatter).
 enum class CsrTransposeCudaKernel { sort, scatter };
 template <class I, class T>
 std::unique_ptr<Runner> make_transpose_cuda_csr2csc(const CsrTransposeProblem<I, T>& p,
