@@ -209,17 +209,20 @@ const ImplList<CsrTransposeMake<I, T>>& transpose_csr_impls() {
          make<CsrRefRunner<I, T>, P>()},
     };
 #ifdef MM_HAVE_CUDA
-    if constexpr (sizeof(I) == 4)  // Csr2cscEx2 has 32-bit indices only
-      l.push_back({"cusparse", Device::cuda, "cuSPARSE Csr2cscEx2 (32-bit indices)",
-                   [](const P& p) { return make_transpose_cusparse(p); }});
+    // The default on the GPU: 1.28x (random columns) and 1.26x (power-law rows) cuSPARSE on an
+    // H100 (bench/results/transpose_gpu_2026-11-24_e887a76.md).
     l.push_back(
         {"cuda-csr2csc", Device::cuda,
          "stable radix sort by column carrying rows and positions, row pointers from the sorted "
          "columns, value gather",
          [](const P& p) { return make_transpose_cuda_csr2csc(p, CsrTransposeCudaKernel::sort); }});
+    if constexpr (sizeof(I) == 4)  // Csr2cscEx2 has 32-bit indices only
+      l.push_back({"cusparse", Device::cuda, "cuSPARSE Csr2cscEx2 (32-bit indices)",
+                   [](const P& p) { return make_transpose_cusparse(p); }});
     // Research: on an H100 (4M x 4M, 8 a row, random and power-law rows) 0.47x cuSPARSE where
-    // cuda-csr2csc ran at 0.80x: the returning atomics and the 4M-segment sort cost more than
-    // the radix sort's passes (bench/results/transpose_gpu_h100_2026-11-24_c2554e0.md).
+    // the first cuda-csr2csc (radix sort of positions, then a gather of rows) ran at 0.80x: the
+    // returning atomics and the 4M-segment sort cost more than the radix sort's passes
+    // (bench/results/transpose_gpu_2026-11-24_e887a76.md).
     l.push_back(
         {"cuda-scatter", Device::cuda,
          "column counts by atomics + scan, entries scattered by atomic column cursors, "

@@ -44,7 +44,7 @@ else
   "$PY" - "$TMP/g.jsonl" "$(nvidia-smi -L | head -1)" <<'EOF' && pass "--device cuda: default impls, GPU named, transfers apart" || fail "--device cuda record: $(cat "$TMP/g.jsonl")"
 import json, sys
 r = [json.loads(l) for l in open(sys.argv[1])]
-assert [j["impl"] for j in r] == ["cusparse", "cuda-tiled32", "cuda-inplace"], [j["impl"] for j in r]
+assert [j["impl"] for j in r] == ["cuda-csr2csc", "cuda-tiled32", "cuda-inplace"], [j["impl"] for j in r]
 for j in r:
     assert j["device"] in sys.argv[2], (j["device"], sys.argv[2])
     assert all(k in j["phases"] for k in ("h2d", "compute", "d2h")), j["phases"]
