@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
       << std::setprecision(3) << "\nAims at n = " << n
       << ": cuda-regblock / cublas (FP32 SIMT vs FP32) = "
       << seconds_of(rows, "single", n, "cublas") / seconds_of(rows, "single", n, "cuda-regblock")
-      << " (aim 0.8); cuda-tf32 / cublas-tf32 (both TF32) = "
+      << " (aim 0.9); cuda-tf32 / cublas-tf32 (both TF32) = "
       << seconds_of(rows, "single", n, "cublas-tf32") / seconds_of(rows, "single", n, "cuda-tf32")
       << "; double cuda-dmma / cublas (DMMA vs DGEMM) = "
       << seconds_of(rows, "double", n, "cublas") / seconds_of(rows, "double", n, "cuda-dmma")
