@@ -8,7 +8,8 @@ pkgs=(cmake make g++ ninja-build pkg-config
       libopenblas-dev liblapacke-dev libsuitesparse-dev
       gnuplot-nox python3 python3-numpy python3-scipy curl
       help2man groff-base   # the man pages: generated at build time, rendered by the install test
-      libopenmpi-dev openmpi-bin)  # the tools under mpirun (issue 15); -DMM_WITH_MPI=OFF builds without
+      libopenmpi-dev openmpi-bin  # the tools under mpirun (issue 15); -DMM_WITH_MPI=OFF builds without
+      libmetis-dev)  # --partition metis under mpirun; -DMM_WITH_METIS=OFF builds without
 # Optional extras: clang and its runtime for the libFuzzer target (MM_FUZZ=ON).
 if [[ "${MM_FUZZ:-0}" == 1 ]]; then pkgs+=(clang libclang-rt-14-dev); fi
 

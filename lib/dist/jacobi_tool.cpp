@@ -195,7 +195,9 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
     throw UsageError("--impl " + c.impl + " does not run distributed; under mpirun each rank's " +
                      "slab runs " + kImpl);
   // The distributed options (dist::parse_options' checks; its --impl is the SpMV's).
-  parse_partition(cli.get<std::string>("partition"));
+  if (parse_partition(cli.get<std::string>("partition")) == PartitionKind::metis)
+    throw UsageError(
+        "--partition metis partitions a sparse matrix; mmjacobi splits its grid in slabs");
   const bool per_rank = cli.get<bool>("output-per-rank");
   if (per_rank && !c.quiet && c.output == "-")
     throw UsageError("--output-per-rank needs -o PATH (the files are named after it)");

@@ -12,7 +12,8 @@ namespace mm::dist {
 void add_options(Cli& cli) {
   cli.options()("partition", po::value<std::string>()->default_value("rows"),
                 "under mpirun: how rows are shared out among the ranks: rows (contiguous "
-                "blocks balanced by nonzeros) or metis (not built yet)")(
+                "blocks balanced by nonzeros) or metis (a METIS graph partition of A + A^T, square "
+                "matrices; results in the file's order)")(
       "output-per-rank", po::bool_switch(),
       "write a file a rank (-o y.mtx: y.rank0.mtx, y.rank1.mtx, ... and the index "
       "y.index.json) instead of gathering the result to rank 0");

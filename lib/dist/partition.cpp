@@ -4,15 +4,24 @@
 #include <algorithm>
 #include <limits>
 
+#include "dist/metis.hpp"
 #include "mm/error.hpp"
 
 namespace mm::dist {
 
 PartitionKind parse_partition(const std::string& s) {
   if (s == "rows") return PartitionKind::rows;
-  if (s == "metis")
-    throw UsageError("--partition metis is not built yet (issue 15); use --partition rows");
+  if (s == "metis") {
+    if (!metis_built())
+      throw UsageError(
+          "--partition metis: built without METIS (Debian: libmetis-dev); use --partition rows");
+    return PartitionKind::metis;
+  }
   throw UsageError("--partition must be rows or metis, not '" + s + "'");
+}
+
+std::string to_string(PartitionKind k) {
+  return k == PartitionKind::metis ? "metis" : "rows";
 }
 
 int Partition::owner(std::int64_t i) const {

@@ -1,5 +1,5 @@
 // How rows (and x's entries) are shared out among the ranks: contiguous blocks, balanced by
-// nonzeros (--partition rows); --partition metis is a later hook (parse_partition refuses it).
+// nonzeros (--partition rows); METIS's parts are renumbered into such blocks (row_order.hpp).
 #pragma once
 
 #include <cstdint>
@@ -12,8 +12,9 @@ namespace mm::dist {
 
 enum class PartitionKind { rows, metis };
 
-// "rows" or "metis" (the latter refused until it is built: UsageError).
+// "rows" or "metis" (UsageError otherwise, and for metis in a build without METIS).
 PartitionKind parse_partition(const std::string& s);
+std::string to_string(PartitionKind k);
 
 // Contiguous blocks of [0, n): part r is [start[r], start[r+1]); a part may be empty.
 struct Partition {

@@ -155,11 +155,12 @@ int solve_tool(const Cli& cli, IterOptions opt) {
 
   return with_value_type(c.precision, complex, [&]<class T>() {
     return with_index_type(h.rows, h.cols, h.nnz * 2, [&]<class I>() -> int {
-      // 2. Partition: rows balanced by nonzeros, entries routed to their owners, halo plan.
+      // 2. Partition (--partition rows|metis), entries routed to their owners, halo plan.
       Stopwatch w;
       Triplets<T> t = to_triplets<T>(a.part);
       a.part = MtxMatrix{};
-      const Partition rows = balanced_rows(comm, h.rows, t.row);
+      const RowOrder order = partition_rows(comm, h, t, o.partition, c, "mmsolve");
+      const Partition& rows = order.rows;
       t = route_to_owners(comm, rows, std::move(t));
       const DistCsr<I, T> m = build_dist_csr<I, T>(comm, h.rows, h.cols, rows, rows, t);
       t = Triplets<T>{};
@@ -173,10 +174,7 @@ int solve_tool(const Cli& cli, IterOptions opt) {
         agree(comm, [&] {
           if (comm.root()) all = to_dense<T>(bin.m).data;
         });
-        std::vector<std::int64_t> counts(static_cast<std::size_t>(comm.size()));
-        for (int r = 0; r < comm.size(); ++r)
-          counts[static_cast<std::size_t>(r)] = rows.count(r) * k;
-        b = comm.scatterv(all.data(), counts, 0);
+        b = scatter_rows(comm, all, k, order);
       }
       if (c.verbose) print_ranked(comm, describe_rank("mmsolve", m, a));
 
@@ -254,15 +252,15 @@ int solve_tool(const Cli& cli, IterOptions opt) {
       xl.cols = k;
       xl.data = std::move(x);
       const double write_s =
-          comm.allreduce(o.per_rank ? write_per_rank(comm, xl, rows, c, comments)
-                                    : write_gathered(comm, xl, h.rows, c, comments),
+          comm.allreduce(o.per_rank ? write_per_rank(comm, xl, order, c, comments)
+                                    : write_gathered(comm, xl, order, c, comments),
                          Op::max);
 
       rec.impl(name + "/" + impl).work(flops, bytes);
       rec.phase("partition", partition_s).phase("exchange", exch.median);
       rec.phase("compute", compute).phase("allreduce", reduce.median).phase("write", write_s);
       rec.extra("ranks", comm.size()).extra("transport", transport(comm));
-      rec.extra("partition", "rows");
+      record_order(rec, order);
       rec.extra(
           "load_imbalance",
           nnz > 0 ? static_cast<double>(max_nnz) * comm.size() / static_cast<double>(nnz) : 1.0);

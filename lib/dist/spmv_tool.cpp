@@ -54,11 +54,12 @@ int spmv_tool(const Cli& cli) {
 
   return with_value_type(c.precision, complex, [&]<class T>() {
     return with_index_type(h.rows, h.cols, h.nnz * 2, [&]<class I>() {
-      // 2. Partition: rows balanced by nonzeros, entries routed to their owners, halo plan.
+      // 2. Partition (--partition rows|metis), entries routed to their owners, halo plan.
       Stopwatch w;
       Triplets<T> t = to_triplets<T>(a.part);
       a.part = MtxMatrix{};
-      const Partition rows = balanced_rows(comm, h.rows, t.row);
+      const RowOrder order = partition_rows(comm, h, t, o.partition, c, "mmspmv");
+      const Partition& rows = order.rows;
       const Partition cols = column_partition(rows, h.rows, h.cols);
       t = route_to_owners(comm, rows, std::move(t));
       const DistCsr<I, T> m = build_dist_csr<I, T>(comm, h.rows, h.cols, rows, cols, t);
@@ -67,11 +68,11 @@ int spmv_tool(const Cli& cli) {
 
       // x and y0: this rank's blocks.
       const int me = comm.rank();
-      const std::vector<T> x = xin ? scatter_vector<T>(comm, *xin, h.cols, "x", cols)
-                                   : generated_slice<T>(xkind, cli.get<std::uint64_t>("seed"),
-                                                        cols.begin(me), cols.end(me));
+      const std::vector<T> x =
+          xin ? scatter_vector<T>(comm, *xin, h.cols, "x", cols, order)
+              : generated_slice<T>(xkind, cli.get<std::uint64_t>("seed"), cols, order, me);
       const std::vector<T> y0 =
-          y0in ? scatter_vector<T>(comm, *y0in, h.rows, "y0", rows) : std::vector<T>{};
+          y0in ? scatter_vector<T>(comm, *y0in, h.rows, "y0", rows, order) : std::vector<T>{};
       if (c.verbose) print_ranked(comm, describe_rank("mmspmv", m, a));
 
       // 3. The product, timed: every run starts together, each counts as its slowest rank.
@@ -107,14 +108,14 @@ int spmv_tool(const Cli& cli) {
 
       // 4. Write: gathered to rank 0, or a file a rank.
       const double write_s = comm.allreduce(
-          o.per_rank ? write_per_rank(comm, y, rows, c) : write_gathered(comm, y, h.rows, c),
+          o.per_rank ? write_per_rank(comm, y, order, c) : write_gathered(comm, y, order, c),
           Op::max);
 
       rec.impl(to_string(o.kernel)).work(flops, bytes);
       rec.phase("partition", partition_s).phase("exchange", exch.median);
       rec.phase("compute", compute).phase("write", write_s);
       rec.extra("ranks", comm.size()).extra("transport", transport(comm));
-      rec.extra("partition", "rows");
+      record_order(rec, order);
       rec.extra(
           "load_imbalance",
           nnz > 0 ? static_cast<double>(max_nnz) * comm.size() / static_cast<double>(nnz) : 1.0);

@@ -1,6 +1,7 @@
 // Distributed vectors: a rank holds its block (a Partition's part) as a std::vector. Generated
 // slices, vector files read by rank 0 and scattered, and y gathered to rank 0 or written a
-// file a rank.
+// file a rank. The forms taking a RowOrder hold the block in its working numbering when it
+// renumbers the rows (--partition metis) and give results back in the file's order.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "dist/comm.hpp"
 #include "dist/partition.hpp"
+#include "dist/row_order.hpp"
 #include "mm/cli.hpp"
 #include "mm/matrix.hpp"
 #include "mm/tool_io.hpp"
@@ -64,6 +66,36 @@ double write_gathered(const Comm& comm, const Dense<T>& local, std::int64_t rows
                       const CommonOptions& c, const std::vector<std::string>& comments = {});
 template <class T>
 double write_per_rank(const Comm& comm, const Dense<T>& local, const Partition& part,
+                      const CommonOptions& c, const std::vector<std::string>& comments = {});
+
+// The same in ORDER's working numbering when it renumbers the rows (a renumbered matrix is
+// square: PART is then ORDER.rows and the values are those of the file's rows old_of_new()),
+// else PART's block as above. RANK: this rank.
+template <class T>
+std::vector<T> scatter_vector(const Comm& comm, const Input& in, std::int64_t n,
+                              const std::string& what, const Partition& part,
+                              const RowOrder& order);
+template <class T>
+std::vector<T> generated_slice(const std::string& kind, std::uint64_t seed, const Partition& part,
+                               const RowOrder& order, int rank);
+// ALL: rank 0's N x K values (row-major, the file's order; empty elsewhere) -> this rank's
+// rows of ORDER (all K columns), in its working order.
+template <class T>
+std::vector<T> scatter_rows(const Comm& comm, const std::vector<T>& all, std::int64_t k,
+                            const RowOrder& order);
+// Results of ORDER's rows written in the file's order: gathered, or a file a rank (the parts
+// then the file's uniform blocks when renumbered, as the index says).
+template <class T>
+double write_gathered(const Comm& comm, const std::vector<T>& local, const RowOrder& order,
+                      const CommonOptions& c);
+template <class T>
+double write_per_rank(const Comm& comm, const std::vector<T>& local, const RowOrder& order,
+                      const CommonOptions& c);
+template <class T>
+double write_gathered(const Comm& comm, const Dense<T>& local, const RowOrder& order,
+                      const CommonOptions& c, const std::vector<std::string>& comments = {});
+template <class T>
+double write_per_rank(const Comm& comm, const Dense<T>& local, const RowOrder& order,
                       const CommonOptions& c, const std::vector<std::string>& comments = {});
 
 // "y.mtx" -> "y.rank3.mtx" ("y.mtx.gz" -> "y.rank3.mtx.gz"; another name gains ".rank3.mtx").

@@ -134,7 +134,7 @@ bad 2 'give --poisson2d or --poisson3d, not both' --poisson3d 8 --poisson2d 8 --
 bad 2 '--poisson2d/--poisson3d take no input files' --poisson2d 8 x.mtx --max-iter 3
 bad 2 '--impl ref-stencil does not run distributed; under mpirun each rank.s slab runs cpu-stencil' \
   --poisson3d 8 --max-iter 3 --impl ref-stencil
-bad 2 '--partition metis is not built yet' --poisson3d 8 --max-iter 3 --partition metis
+bad 2 '--partition metis partitions a sparse matrix' --poisson3d 8 --max-iter 3 --partition metis
 bad 2 'the system form does not run distributed' A.mtx b.mtx --max-iter 3
 bad 2 "unrecognised option '--bogus'" --poisson3d 8 --max-iter 3 --bogus
 bad 4 '--device cuda under mpirun: GPU ranks are not built yet' --poisson3d 8 --max-iter 3 --device cuda
