@@ -100,7 +100,7 @@ import json, sys
 rows, metis = (json.loads(open(f).read()) for f in sys.argv[1:])
 assert rows["partition"] == "rows" and "edge_cut" not in rows, rows
 assert metis["partition"] == "metis" and metis["ranks"] == 4, metis
-assert 0 < metis["edge_cut"] <= metis["halo_values"], metis
+assert metis["edge_cut"] > 0, metis
 # ~3500 halo values a product by row blocks of a scrambled grid, ~200 by METIS's patches.
 assert metis["halo_values"] * 5 < rows["halo_values"], (metis["halo_values"], rows["halo_values"])
 assert metis["load_imbalance"] < 1.1 and metis["phases"]["partition"] > 0, metis
