@@ -222,7 +222,8 @@ double write_gathered(const Comm& comm, const std::vector<T>& local, const RowOr
   if (c.quiet) return 0;
   Stopwatch w;  // the way back to the file's order is part of writing
   const std::vector<T> mine = order.perm->to_old(comm, local, 1);
-  return w.seconds() + gathered(comm, mine.data(), mine.size(), order.n(), 1, c, {});
+  const double back = w.seconds();  // then the writer times itself
+  return back + gathered(comm, mine.data(), mine.size(), order.n(), 1, c, {});
 }
 
 template <class T>
@@ -232,7 +233,8 @@ double write_gathered(const Comm& comm, const Dense<T>& local, const RowOrder& o
   if (c.quiet) return 0;
   Stopwatch w;
   const std::vector<T> mine = order.perm->to_old(comm, local.data, local.cols);
-  return w.seconds() + gathered(comm, mine.data(), mine.size(), order.n(), local.cols, c, comments);
+  const double back = w.seconds();  // then the writer times itself
+  return back + gathered(comm, mine.data(), mine.size(), order.n(), local.cols, c, comments);
 }
 
 template <class T>
@@ -242,7 +244,8 @@ double write_per_rank(const Comm& comm, const std::vector<T>& local, const RowOr
   if (c.quiet) return 0;
   Stopwatch w;
   const std::vector<T> mine = order.perm->to_old(comm, local, 1);
-  return w.seconds() + write_per_rank(comm, mine, order.perm->file_blocks(), c);
+  const double back = w.seconds();  // then the writer times itself
+  return back + write_per_rank(comm, mine, order.perm->file_blocks(), c);
 }
 
 template <class T>
@@ -256,7 +259,8 @@ double write_per_rank(const Comm& comm, const Dense<T>& local, const RowOrder& o
   mine.rows = p.count(comm.rank());
   mine.cols = local.cols;
   mine.data = order.perm->to_old(comm, local.data, local.cols);
-  return w.seconds() + write_per_rank(comm, mine, p, c, comments);
+  const double back = w.seconds();  // then the writer times itself
+  return back + write_per_rank(comm, mine, p, c, comments);
 }
 
 #define MM_DIST_VECTOR(T)                                                                         \
