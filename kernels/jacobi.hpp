@@ -210,6 +210,58 @@ double stencil_sum_planes(const double* plane_change, std::int64_t count);
 template <class T>
 void heated_room_init_planes(const HeatedRoom& room, T* u, std::int64_t first, std::int64_t last);
 
+// The starting value of point (I, J, K) (2D: K = 0): 20 on the walls, 0 on y = -1 (J = 0, where
+// walls meet too), 0 inside.
+template <class T>
+T heated_room_start(const HeatedRoom& r, std::int64_t i, std::int64_t j, std::int64_t k) {
+  const std::int64_t n = r.n;
+  const bool wall =
+      i == 0 || i == n - 1 || j == 0 || j == n - 1 || (r.dim == 3 && (k == 0 || k == n - 1));
+  return !wall || j == 0 ? T(0) : T(20);
+}
+
+// ---- a box of the grid (lib/dist's boxes) ------------------------------------------------------
+//
+// A part of the grid held in a buffer of its own: grid point (i, j, k) (2D: k = 0) at
+// u[((k - z0) * sy + (j - y0)) * sx + (i - x0)], so (x0, y0, z0) is the buffer's first point,
+// SX points a row and SY rows a plane. A box keeps one ghost layer around its points.
+struct GridBox {
+  std::int64_t x0 = 0, y0 = 0, z0 = 0;
+  std::int64_t sx = 1, sy = 1;
+  std::int64_t offset(std::int64_t i, std::int64_t j, std::int64_t k) const {
+    return ((k - z0) * sy + (j - y0)) * sx + (i - x0);
+  }
+};
+
+// A region of interior points [lo[a], hi[a]) along x, y, z (2D: z [0, 1)).
+struct GridRegion {
+  std::int64_t lo[3] = {1, 1, 0}, hi[3] = {1, 1, 1};
+  std::int64_t rows() const { return (hi[1] - lo[1]) * (hi[2] - lo[2]); }
+  bool empty() const { return hi[0] <= lo[0] || hi[1] <= lo[1] || hi[2] <= lo[2]; }
+};
+
+// The squared change of a row is summed in kStencilLanes lanes: point i into lane
+// (i - 1) % kStencilLanes, each lane in the order of i, the lanes added in lane order at the end
+// (stencil_lane_sum). stencil_sweep_cpu_planes sums every row so.
+inline constexpr int kStencilLanes = 8;
+double stencil_lane_sum(const double* lanes);
+
+// The cpu sweep of REGION of a box buffer (U_OLD and U_NEW laid out by BOX): the same values as
+// stencil_sweep_cpu_planes. ROW_CHANGE, when not null, gets each row's squared change summed in
+// lanes from zero, row (j, k) at ROW_CHANGE[(k - lo[2]) * LD + (j - lo[1])]: the one-process
+// row sum when the region spans the row's interior (x from 1 to N - 2).
+template <class T>
+void stencil_sweep_cpu_box(const HeatedRoom& r, const GridBox& box, const T* u_old, T* u_new,
+                           const GridRegion& region, double* row_change, std::int64_t ld);
+
+// The squared change between U_OLD and U_NEW over REGION added on to kStencilLanes lanes a row
+// (LANES: rows in the order (k, j), each row's lanes together), the lanes of a row split along
+// x: continued by the box holding the next stretch of x, the last one's stencil_lane_sum is the
+// one-process row sum bit for bit.
+template <class T>
+void stencil_change_lanes(const GridBox& box, const T* u_old, const T* u_new,
+                          const GridRegion& region, double* lanes);
+
 // Iterates SWEEP from the initial grid in two buffers swapped each iteration; U_A and U_B
 // hold N^DIM values each, and the result is left in U_A.
 template <class T>

@@ -42,10 +42,12 @@ void row_stretch(const T* __restrict u, T* __restrict out, std::int64_t i0, std:
 // (i - 1) % kLanes whatever the stretch, the lanes added in a fixed order at the end of the row
 // (grid_row). So a row's sum depends on its values alone: not on where the row lies in memory
 // (a vectorised reduction's lanes could shift with the alignment) nor on the thread summing it.
-constexpr int kLanes = 8;
+// XOFF: the grid's x of index 0 (a box's row starts past x = 0; the lane goes by the grid's x).
+constexpr int kLanes = kStencilLanes;
 template <class T, bool ThreeD>
 void row_stretch_change(const T* __restrict u, T* __restrict out, std::int64_t i0, std::int64_t i1,
-                        std::int64_t n, std::int64_t nn, T add, T inv, double* __restrict lane) {
+                        std::int64_t n, std::int64_t nn, T add, T inv, double* __restrict lane,
+                        std::int64_t xoff) {
   auto point = [&](std::int64_t i) {
     T v = u[i - 1] + u[i + 1] + u[i - n] + u[i + n];
     if constexpr (ThreeD) v = v + u[i - nn] + u[i + nn];
@@ -55,26 +57,28 @@ void row_stretch_change(const T* __restrict u, T* __restrict out, std::int64_t i
     return d * d;
   };
   std::int64_t i = i0;
-  for (; i < i1 && (i - 1) % kLanes != 0; ++i) lane[(i - 1) % kLanes] += point(i);
+  for (; i < i1 && (i + xoff - 1) % kLanes != 0; ++i) lane[(i + xoff - 1) % kLanes] += point(i);
   for (; i + kLanes <= i1; i += kLanes) {
 #pragma omp simd
     for (int l = 0; l < kLanes; ++l) lane[l] += point(i + l);
   }
-  for (; i < i1; ++i) lane[(i - 1) % kLanes] += point(i);
+  for (; i < i1; ++i) lane[(i + xoff - 1) % kLanes] += point(i);
 }
 
-// Interior of one grid row (u and out point at the row's first point): the radiator's
-// stretch, when the row crosses it, gets h^2 f and the rest 0, the same sums as the
-// reference's per-point choice. Returns the row's squared change when NORM, else 0.
+// Points [FIRST, LAST) of one grid row (x as the grid's; u and out point at the row's point of
+// x = XOFF; N and NN: the strides of y and z): the radiator's stretch, when the row crosses it,
+// gets h^2 f and the rest 0, the same sums as the reference's per-point choice. Returns the
+// row's squared change when NORM (summed in lanes from zero), else 0.
 template <class T, bool ThreeD>
-double grid_row(const HeatedRoom& r, const T* u, T* out, bool source_row, T src, T inv, bool norm) {
-  const std::int64_t n = r.n, nn = ThreeD ? n * n : 0, first = 1, last = n - 1;
+double grid_row(const HeatedRoom& r, const T* u, T* out, std::int64_t n, std::int64_t nn,
+                std::int64_t xoff, std::int64_t first, std::int64_t last, bool source_row, T src,
+                T inv, bool norm) {
   double lane[kLanes] = {};
   auto stretch = [&](std::int64_t i0, std::int64_t i1, T add) {
     if (norm)
-      row_stretch_change<T, ThreeD>(u, out, i0, i1, n, nn, add, inv, lane);
+      row_stretch_change<T, ThreeD>(u, out, i0 - xoff, i1 - xoff, n, nn, add, inv, lane, xoff);
     else
-      row_stretch<T, ThreeD>(u, out, i0, i1, n, nn, add, inv);
+      row_stretch<T, ThreeD>(u, out, i0 - xoff, i1 - xoff, n, nn, add, inv);
   };
   if (!source_row || r.rx.lo > r.rx.hi) {
     stretch(first, last, T(0));
@@ -85,9 +89,7 @@ double grid_row(const HeatedRoom& r, const T* u, T* out, bool source_row, T src,
     stretch(lo, hi, src);
     stretch(hi, last, T(0));
   }
-  double s = 0;
-  for (int l = 0; l < kLanes; ++l) s += lane[l];
-  return s;
+  return norm ? stencil_lane_sum(lane) : 0.0;
 }
 
 // Rows of the planes [K0, K1), one parallel loop over all of them (a thin slab of a few planes
@@ -104,8 +106,28 @@ void sweep_rows(const HeatedRoom& r, const T* u, T* out, std::int64_t first, std
     // Offset of the row from plane FIRST: 3D (k, j), 2D the row k itself.
     const std::int64_t row = ThreeD ? ((k - first) * n + j) * n : (k - first) * n;
     const bool source = ThreeD ? r.ry.contains(j) && r.rz.contains(k) : r.ry.contains(k);
-    const double c = grid_row<T, ThreeD>(r, u + row, out + row, source, src, inv, norm);
+    const double c = grid_row<T, ThreeD>(r, u + row, out + row, n, ThreeD ? n * n : 0, 0, 1, n - 1,
+                                         source, src, inv, norm);
     if (norm) row_change_out[q] = c;
+  }
+}
+
+// The rows of REGION of a box buffer, one parallel loop over all of them.
+template <class T, bool ThreeD>
+void sweep_box(const HeatedRoom& r, const GridBox& b, const T* u, T* out, const GridRegion& g,
+               double* row_change, std::int64_t ld) {
+  const std::int64_t per_plane = g.hi[1] - g.lo[1], rows = g.rows();
+  const std::int64_t sy = b.sx, sz = ThreeD ? b.sx * b.sy : 0;
+  const T src = static_cast<T>(r.h2f), inv = T(1) / T(ThreeD ? 6 : 4);
+  const bool norm = row_change != nullptr;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t q = 0; q < rows; ++q) {
+    const std::int64_t k = g.lo[2] + q / per_plane, j = g.lo[1] + q % per_plane;
+    const std::int64_t row = b.offset(b.x0, j, k);  // the buffer's first point of the row
+    const bool source = ThreeD ? r.ry.contains(j) && r.rz.contains(k) : r.ry.contains(j);
+    const double c = grid_row<T, ThreeD>(r, u + row, out + row, sy, sz, b.x0, g.lo[0], g.hi[0],
+                                         source, src, inv, norm);
+    if (norm) row_change[(k - g.lo[2]) * ld + (j - g.lo[1])] = c;
   }
 }
 
@@ -209,6 +231,40 @@ void stencil_sweep_cpu_planes(const HeatedRoom& r, const T* u, T* out, std::int6
   }
 }
 
+template <class T>
+void stencil_sweep_cpu_box(const HeatedRoom& r, const GridBox& box, const T* u, T* out,
+                           const GridRegion& region, double* row_change, std::int64_t ld) {
+  if (region.empty()) return;
+  if (r.dim == 3)
+    sweep_box<T, true>(r, box, u, out, region, row_change, ld);
+  else
+    sweep_box<T, false>(r, box, u, out, region, row_change, ld);
+}
+
+template <class T>
+void stencil_change_lanes(const GridBox& b, const T* u_old, const T* u_new, const GridRegion& g,
+                          double* lanes) {
+  if (g.empty()) return;
+  const std::int64_t per_plane = g.hi[1] - g.lo[1], rows = g.rows();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t q = 0; q < rows; ++q) {
+    const std::int64_t k = g.lo[2] + q / per_plane, j = g.lo[1] + q % per_plane;
+    const std::int64_t row = b.offset(0, j, k);  // the row's point of x = 0 (an index only)
+    double* lane = lanes + q * kLanes;
+    // As row_stretch_change: the new value less the old in T, squared in double.
+    for (std::int64_t i = g.lo[0]; i < g.hi[0]; ++i) {
+      const double d = static_cast<double>(u_new[row + i] - u_old[row + i]);
+      lane[(i - 1) % kLanes] += d * d;
+    }
+  }
+}
+
+double stencil_lane_sum(const double* lanes) {
+  double s = 0;
+  for (int l = 0; l < kLanes; ++l) s += lanes[l];
+  return s;
+}
+
 double stencil_sum_planes(const double* plane_change, std::int64_t count) {
   double s = 0;
   for (std::int64_t p = 0; p < count; ++p) s += plane_change[p];
@@ -234,10 +290,14 @@ double stencil_sweep_cpu(const HeatedRoom& r, const T* u, T* out, bool norm) {
                                          std::vector<T>&, const JacobiStop&);
 MM_FOR_INDEX_VALUE_TYPES(MM_JACOBI_CPU)
 
-#define MM_STENCIL_CPU(T)                                                                  \
-  template double stencil_sweep_cpu<T>(const HeatedRoom&, const T*, T*, bool);             \
-  template void stencil_sweep_cpu_planes<T>(const HeatedRoom&, const T*, T*, std::int64_t, \
-                                            std::int64_t, std::int64_t, double*);
+#define MM_STENCIL_CPU(T)                                                                      \
+  template double stencil_sweep_cpu<T>(const HeatedRoom&, const T*, T*, bool);                 \
+  template void stencil_sweep_cpu_planes<T>(const HeatedRoom&, const T*, T*, std::int64_t,     \
+                                            std::int64_t, std::int64_t, double*);              \
+  template void stencil_sweep_cpu_box<T>(const HeatedRoom&, const GridBox&, const T*, T*,      \
+                                         const GridRegion&, double*, std::int64_t);            \
+  template void stencil_change_lanes<T>(const GridBox&, const T*, const T*, const GridRegion&, \
+                                        double*);
 MM_STENCIL_CPU(float)
 MM_STENCIL_CPU(double)
 

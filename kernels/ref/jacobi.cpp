@@ -124,13 +124,9 @@ void heated_room_init_planes(const HeatedRoom& r, T* u, std::int64_t first, std:
   for (std::int64_t p = first; p < last; ++p) {
     const std::int64_t k = r.dim == 3 ? p : 0, j0 = r.dim == 3 ? 0 : p, j1 = r.dim == 3 ? n : p + 1;
     for (std::int64_t j = j0; j < j1; ++j)
-      for (std::int64_t i = 0; i < n; ++i) {
-        const bool wall =
-            i == 0 || i == n - 1 || j == 0 || j == n - 1 || (r.dim == 3 && (k == 0 || k == n - 1));
-        u[((p - first) * (r.dim == 3 ? n : 1) + (j - j0)) * n + i] = !wall    ? T(0)
-                                                                     : j == 0 ? T(0)
-                                                                              : T(20);
-      }
+      for (std::int64_t i = 0; i < n; ++i)
+        u[((p - first) * (r.dim == 3 ? n : 1) + (j - j0)) * n + i] =
+            heated_room_start<T>(r, i, j, k);
   }
 }
 
