@@ -39,7 +39,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
  public:
   StencilCudaRunner(const StencilProblem<T>& p, StencilCudaKernel k) : p_(p), kernel_(k) {
     const HeatedRoom& r = p.room;
-    room_ = {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi};
+    room_ = {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1};
     vec_ = stencil::march_vector(sizeof(T), r.n);
     require_device_memory();
   }

@@ -2,6 +2,7 @@
 // registered in kernels/jacobi_impls.cpp.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "jacobi.hpp"
@@ -23,5 +24,52 @@ std::unique_ptr<Runner> make_stencil_cuda(const StencilProblem<T>& p, StencilCud
 // The fused system sweep: a group of lanes per row, the change reduced in the same kernel.
 template <class I, class T>
 std::unique_ptr<Runner> make_jacobi_cuda(const JacobiProblem<I, T>& p);
+
+// A slab of the heated room on the GPU, for a distributed run (lib/dist): the planes K0 - 1 .. K1
+// of the grid (2D: rows), the rank's planes [K0, K1) and the halo or wall plane either side, in
+// two device buffers; cuda-norm's marching sweep (one row a thread) over a range of planes at a
+// time, queued on a stream of its own; the halo planes staged through pinned host planes on a
+// second stream; each range's squared change reduced on the device into one of three slots
+// (mapped host memory). The whole grid as one range (K0 = 1, K1 = N - 1) is cuda-norm's launch,
+// the same grid and norm bit for bit (kernels/cuda/jacobi_slab.cu).
+template <class T>
+class StencilSlabCuda {
+ public:
+  // DeviceError (exit 4) when three slabs (two buffers, the starting planes) exceed the free
+  // device memory.
+  StencilSlabCuda(const HeatedRoom& room, std::int64_t k0, std::int64_t k1,
+                  const JacobiTuning& tuning);
+  ~StencilSlabCuda();
+  StencilSlabCuda(const StencilSlabCuda&) = delete;
+  StencilSlabCuda& operator=(const StencilSlabCuda&) = delete;
+
+  // Queues the starting planes into buffer 0, which becomes the current one.
+  void reset();
+  // Queues the copies of the current buffer's planes K0 (LOWER) and K1 - 1 (UPPER) into the
+  // pinned send planes, after every sweep queued so far; wait_staged() waits for them.
+  void stage_out(bool lower, bool upper);
+  void wait_staged();
+  // Pinned host planes: SIDE 0 the lower, 1 the upper.
+  T* send_plane(int side) const;
+  T* recv_plane(int side) const;
+  // Queues the pinned receive planes into the current buffer's planes K0 - 1 (LOWER) and K1
+  // (UPPER); sweeps queued later wait for them.
+  void stage_in(bool lower, bool upper);
+  // Queues the sweep of planes [P0, P1) from the current buffer into the other; SLOT 0..2: its
+  // squared change into that slot, -1: none.
+  void sweep(std::int64_t p0, std::int64_t p1, int slot);
+  // The other buffer becomes the current one (after an iteration's sweeps).
+  void swap();
+  // Waits for the queued work; (slot 0 + slot 1) + slot 2, in that order (a slot not written
+  // since the last call: 0), and the slots zeroed.
+  double change();
+  void synchronize();
+  // Planes [P0, P1) of the current buffer (after synchronize()).
+  void download(std::int64_t p0, std::int64_t p1, T* host) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace mm

@@ -9,10 +9,17 @@
 
 namespace mm::stencil {
 
-// The heated room's geometry as plain data for the kernels.
+// The heated room's geometry as plain data for the kernels. The marching sweeps with RANGE
+// update the planes (2D: rows) [k_lo, k_hi) of the slowest index of their buffers, without it
+// the whole grid's [1, N - 1) (a template flag, so that the whole grid's sweeps keep their
+// registers: 2D took 40 instead of 32 with the bounds read at run time). A distributed run's
+// slab (kernels/cuda/jacobi_slab.cu) is a buffer whose plane 0 is the grid's plane FIRST, so
+// there the slowest index and the radiator's range along it (rz, 2D: ry) are the grid's less
+// FIRST.
 struct Room {
   std::int64_t n;
   std::int64_t rx0, rx1, ry0, ry1, rz0, rz1;
+  std::int64_t k_lo, k_hi;
 };
 
 __device__ __forceinline__ bool within(std::int64_t v, std::int64_t lo, std::int64_t hi) {
@@ -153,7 +160,7 @@ constexpr int march3v_min_blocks() {
   return RY == 1 ? 3 : 1;
 }
 
-template <class T, int V, int RY, bool NORM>
+template <class T, int V, int RY, bool NORM, bool RANGE = false>
 __global__ void __launch_bounds__(512, march3v_min_blocks<RY>())
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
@@ -163,8 +170,9 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY>())
   const std::int64_t n = r.n, nn = n * n;
   const std::int64_t x0 = ((blockIdx.x * std::int64_t{wx} + warp % wx) * 32 + lane) * V;
   const std::int64_t y0 = 1 + (blockIdx.y * std::int64_t{wy} + warp / wx) * RY;
-  const std::int64_t k0 = 1 + blockIdx.z * chunk;
-  const std::int64_t k1 = k0 + chunk < n - 1 ? k0 + chunk : n - 1;
+  const std::int64_t k0 = (RANGE ? r.k_lo : 1) + blockIdx.z * chunk;
+  const std::int64_t k_end = RANGE ? r.k_hi : n - 1;
+  const std::int64_t k1 = k0 + chunk < k_end ? k0 + chunk : k_end;
   const bool in_x = x0 < n;
   // Rows y0 + q, q < RY: loadable up to the wall row n-1, computed up to n-2. What depends
   // only on the thread's points is decided once, as bit q*V + e of two masks (few registers).
@@ -231,7 +239,7 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY>())
 
 // 2D: the same with rows for planes. A block is 32 x BY threads, each thread V points of x,
 // marching along y through rows [j0, j1) with rows j-1, j, j+1 in registers.
-template <class T, int V, int BY, bool NORM>
+template <class T, int V, int BY, bool NORM, bool RANGE = false>
 __global__ void __launch_bounds__(32 * BY)
     march2v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int /*wx: the 3D sweep's*/, double* slot, double* partials,
@@ -240,8 +248,9 @@ __global__ void __launch_bounds__(32 * BY)
   const int lane = threadIdx.x % 32, ty = threadIdx.x / 32;
   const std::int64_t n = r.n;
   const std::int64_t x0 = (blockIdx.x * std::int64_t{32 * BY} + ty * 32 + lane) * V;
-  const std::int64_t j0 = 1 + blockIdx.y * chunk;
-  const std::int64_t j1 = j0 + chunk < n - 1 ? j0 + chunk : n - 1;
+  const std::int64_t j0 = (RANGE ? r.k_lo : 1) + blockIdx.y * chunk;
+  const std::int64_t j_end = RANGE ? r.k_hi : n - 1;
+  const std::int64_t j1 = j0 + chunk < j_end ? j0 + chunk : j_end;
   const bool in_x = x0 < n;
   Vt below = in_x ? load<T, V>(u + (j0 - 1) * n + x0) : Vt{};
   Vt center = in_x ? load<T, V>(u + j0 * n + x0) : Vt{};

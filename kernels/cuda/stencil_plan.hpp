@@ -74,10 +74,11 @@ inline std::int64_t march_chunks(std::int64_t tiles, std::int64_t resident, std:
 // (3D), COL for one warp along x (march_col); SMS multiprocessors, PER_SM(threads) the blocks
 // of that many threads resident on one (the kernel's occupancy). One wave: every block
 // resident at once, each marching one chunk of planes (rows in 2D); the two planes before a
-// chunk are the only ones read twice.
+// chunk are the only ones read twice. PLANES: the planes (2D: rows) a launch updates, when not
+// all N - 2 (a distributed run's slab, kernels/cuda/jacobi_slab.cu).
 template <class PerSm>
 Launch plan_march(const HeatedRoom& room, int vec, int ry, bool col, const JacobiTuning& t,
-                  std::int64_t sms, PerSm&& per_sm) {
+                  std::int64_t sms, PerSm&& per_sm, std::int64_t planes = -1) {
   if (t.warps != 0 && t.warps != 8 && t.warps != 16)
     throw std::invalid_argument("JacobiTuning::warps must be 0, 8 or 16, not " +
                                 std::to_string(t.warps));
@@ -98,8 +99,10 @@ Launch plan_march(const HeatedRoom& room, int vec, int ry, bool col, const Jacob
     l.gx = ceil_div(n, std::int64_t{l.threads} * vec);
   }
   const std::int64_t resident = std::max<std::int64_t>(1, per_sm(l.threads)) * sms;
-  l.chunk = ceil_div(m, march_chunks(l.gx * l.gy, resident, std::min(m, kMaxGridYZ), t.chunks));
-  l.chunks = ceil_div(m, l.chunk);  // no empty chunk at the end
+  const std::int64_t span = planes >= 0 ? planes : m;
+  l.chunk =
+      ceil_div(span, march_chunks(l.gx * l.gy, resident, std::min(span, kMaxGridYZ), t.chunks));
+  l.chunks = ceil_div(span, l.chunk);  // no empty chunk at the end
   (room.dim == 3 ? l.gz : l.gy) = l.chunks;
   return l;
 }

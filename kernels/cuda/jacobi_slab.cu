@@ -1,0 +1,259 @@
+// A slab of the heated room on the GPU for a distributed run: cuda-norm's marching sweeps over
+// ranges of planes, the halo planes staged through pinned host memory, the change in slots.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "cuda/cuda_util.cuh"
+#include "cuda/jacobi_cuda.hpp"
+#include "cuda/jacobi_drive.cuh"
+#include "cuda/stencil_march.cuh"
+#include "cuda/stencil_plan.hpp"
+#include "mm/error.hpp"
+
+namespace mm {
+
+namespace {
+
+class Stream {
+ public:
+  Stream() { MM_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
+};
+
+// Page-locked host memory (an asynchronous copy needs it).
+template <class T>
+class PinnedHost {
+ public:
+  explicit PinnedHost(std::size_t n) {
+    if (n) MM_CUDA(cudaMallocHost(reinterpret_cast<void**>(&p_), n * sizeof(T)));
+  }
+  ~PinnedHost() { cudaFreeHost(p_); }
+  PinnedHost(const PinnedHost&) = delete;
+  PinnedHost& operator=(const PinnedHost&) = delete;
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+};
+
+}  // namespace
+
+template <class T>
+struct StencilSlabCuda<T>::Impl {
+  using MarchFn = void (*)(stencil::Room, const T*, T*, T, T, std::int64_t, int, double*, double*,
+                           unsigned*);
+
+  Impl(const HeatedRoom& r, std::int64_t k0_, std::int64_t k1_, const JacobiTuning& t)
+      : room(r),
+        k0(k0_),
+        k1(k1_),
+        first(k0_ - 1),
+        plane(r.dim == 3 ? r.n * r.n : r.n),
+        count((k1_ - k0_ + 2) * plane),
+        tuning(t),
+        vec(stencil::march_vector(sizeof(T), r.n)),
+        sms(cuda::multiprocessors()),
+        slots(3),
+        staging(4 * static_cast<std::size_t>(plane)) {
+    // The slowest index of the buffer is the grid's less FIRST (stencil_march.cuh's Room).
+    geo = {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1};
+    (r.dim == 3 ? geo.rz0 : geo.ry0) -= first;
+    (r.dim == 3 ? geo.rz1 : geo.ry1) -= first;
+    require_memory();
+    std::vector<T> host(static_cast<std::size_t>(count));
+    heated_room_init_planes(room, host.data(), first, k1 + 1);
+    start = cuda::Buffer<T>(host.data(), host.size());
+    grid[0] = cuda::Buffer<T>(host.data(), host.size());
+    grid[1] = cuda::Buffer<T>(host.data(), host.size());  // its walls stay for good
+    // Every range a run sweeps: all the planes, less one or two next to a halo, or one.
+    std::int64_t blocks = 1;
+    for (std::int64_t p : {k1 - k0, k1 - k0 - 1, k1 - k0 - 2, std::int64_t{1}})
+      if (p >= 1) blocks = std::max(blocks, launch_for(p).blocks());
+    partials = cuda::Buffer<double>(static_cast<std::size_t>(blocks));
+    counter = cuda::Buffer<unsigned>(1);
+    counter.fill_bytes(0);
+    std::fill(slots.get(), slots.get() + 3, 0.0);
+  }
+
+  void require_memory() const {
+    const long double need = 3.0L * static_cast<long double>(count) * sizeof(T);
+    std::size_t free = 0, total = 0;
+    MM_CUDA(cudaMemGetInfo(&free, &total));
+    if (need <= static_cast<long double>(free)) return;
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(0) << "out of device memory: asked " << need
+      << " bytes (three slabs of " << k1 - k0 + 2 << " planes of " << plane << " " << sizeof(T)
+      << "-byte values: two buffers and the starting planes), " << free << " free of " << total;
+    throw DeviceError(s.str());
+  }
+
+  template <int V, bool NORM>
+  static MarchFn march_as(int dim) {
+    if (dim == 2) return &stencil::march2v_sweep<T, V, stencil::kMarch2Warps, NORM, true>;
+    return &stencil::march3v_sweep<T, V, 1, NORM, true>;
+  }
+  template <bool NORM>
+  MarchFn march_fn() const {
+    if constexpr (sizeof(T) == 4)
+      if (vec == 4) return march_as<4, NORM>(room.dim);
+    return vec == 2 ? march_as<2, NORM>(room.dim) : march_as<1, NORM>(room.dim);
+  }
+
+  // cuda-norm's plan (one row a thread) for a range of PLANES planes.
+  const stencil::Launch& launch_for(std::int64_t planes) {
+    auto it = launches.find(planes);
+    if (it != launches.end()) return it->second;
+    const stencil::Launch l = stencil::plan_march(
+        room, vec, 1, false, tuning, sms,
+        [this](int threads) {
+          int per_sm = 0;
+          MM_CUDA(
+              cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, march_fn<true>(), threads, 0));
+          return per_sm;
+        },
+        planes);
+    return launches.emplace(planes, l).first->second;
+  }
+
+  T* plane_of(int buf, std::int64_t k) const { return grid[buf].get() + (k - first) * plane; }
+
+  HeatedRoom room;
+  std::int64_t k0, k1, first, plane, count;
+  JacobiTuning tuning;
+  int vec, sms;
+  stencil::Room geo{};
+  cuda::Buffer<T> start, grid[2];
+  cuda::Buffer<double> partials;
+  cuda::Buffer<unsigned> counter;
+  jacobi_host::PinnedDoubles slots;
+  PinnedHost<T> staging;  // send lower, send upper, receive lower, receive upper
+  Stream compute, copy;
+  cuda::Event swept, arrived;
+  std::map<std::int64_t, stencil::Launch> launches;
+  int cur = 0;
+};
+
+template <class T>
+StencilSlabCuda<T>::StencilSlabCuda(const HeatedRoom& room, std::int64_t k0, std::int64_t k1,
+                                    const JacobiTuning& tuning)
+    : impl_(std::make_unique<Impl>(room, k0, k1, tuning)) {}
+
+template <class T>
+StencilSlabCuda<T>::~StencilSlabCuda() {
+  if (impl_) {
+    cudaStreamSynchronize(impl_->compute.get());
+    cudaStreamSynchronize(impl_->copy.get());
+  }
+}
+
+template <class T>
+void StencilSlabCuda<T>::reset() {
+  Impl& m = *impl_;
+  MM_CUDA(cudaMemcpyAsync(m.grid[0].get(), m.start.get(), m.count * sizeof(T),
+                          cudaMemcpyDeviceToDevice, m.compute.get()));
+  m.cur = 0;
+}
+
+template <class T>
+T* StencilSlabCuda<T>::send_plane(int side) const {
+  return impl_->staging.get() + side * impl_->plane;
+}
+template <class T>
+T* StencilSlabCuda<T>::recv_plane(int side) const {
+  return impl_->staging.get() + (2 + side) * impl_->plane;
+}
+
+template <class T>
+void StencilSlabCuda<T>::stage_out(bool lower, bool upper) {
+  Impl& m = *impl_;
+  const std::size_t bytes = static_cast<std::size_t>(m.plane) * sizeof(T);
+  MM_CUDA(cudaEventRecord(m.swept.get(), m.compute.get()));
+  MM_CUDA(cudaStreamWaitEvent(m.copy.get(), m.swept.get(), 0));
+  if (lower)
+    MM_CUDA(cudaMemcpyAsync(send_plane(0), m.plane_of(m.cur, m.k0), bytes, cudaMemcpyDeviceToHost,
+                            m.copy.get()));
+  if (upper)
+    MM_CUDA(cudaMemcpyAsync(send_plane(1), m.plane_of(m.cur, m.k1 - 1), bytes,
+                            cudaMemcpyDeviceToHost, m.copy.get()));
+}
+
+template <class T>
+void StencilSlabCuda<T>::wait_staged() {
+  MM_CUDA(cudaStreamSynchronize(impl_->copy.get()));
+}
+
+template <class T>
+void StencilSlabCuda<T>::stage_in(bool lower, bool upper) {
+  Impl& m = *impl_;
+  const std::size_t bytes = static_cast<std::size_t>(m.plane) * sizeof(T);
+  if (lower)
+    MM_CUDA(cudaMemcpyAsync(m.plane_of(m.cur, m.k0 - 1), recv_plane(0), bytes,
+                            cudaMemcpyHostToDevice, m.copy.get()));
+  if (upper)
+    MM_CUDA(cudaMemcpyAsync(m.plane_of(m.cur, m.k1), recv_plane(1), bytes, cudaMemcpyHostToDevice,
+                            m.copy.get()));
+  MM_CUDA(cudaEventRecord(m.arrived.get(), m.copy.get()));
+  MM_CUDA(cudaStreamWaitEvent(m.compute.get(), m.arrived.get(), 0));
+}
+
+template <class T>
+void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot) {
+  Impl& m = *impl_;
+  if (p1 <= p0) return;
+  const stencil::Launch& l = m.launch_for(p1 - p0);
+  stencil::Room g = m.geo;
+  g.k_lo = p0 - m.first;
+  g.k_hi = p1 - m.first;
+  const T inv = m.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
+  const typename Impl::MarchFn fn =
+      slot < 0 ? m.template march_fn<false>() : m.template march_fn<true>();
+  const dim3 grid(static_cast<unsigned>(l.gx), static_cast<unsigned>(l.gy),
+                  static_cast<unsigned>(l.gz));
+  fn<<<grid, l.threads, 0, m.compute.get()>>>(
+      g, m.grid[m.cur].get(), m.grid[1 - m.cur].get(), static_cast<T>(m.room.h2f), inv, l.chunk,
+      l.wx, slot < 0 ? nullptr : m.slots.device() + slot, m.partials.get(), m.counter.get());
+  MM_CUDA_LAUNCHED("jacobi slab march_sweep");
+}
+
+template <class T>
+void StencilSlabCuda<T>::swap() {
+  impl_->cur = 1 - impl_->cur;
+}
+
+template <class T>
+double StencilSlabCuda<T>::change() {
+  synchronize();
+  volatile double* s = impl_->slots.get();
+  const double c = (s[0] + s[1]) + s[2];
+  for (int i = 0; i < 3; ++i) s[i] = 0.0;
+  return c;
+}
+
+template <class T>
+void StencilSlabCuda<T>::synchronize() {
+  MM_CUDA(cudaStreamSynchronize(impl_->compute.get()));
+}
+
+template <class T>
+void StencilSlabCuda<T>::download(std::int64_t p0, std::int64_t p1, T* host) const {
+  const Impl& m = *impl_;
+  if (p1 > p0)
+    MM_CUDA(cudaMemcpy(host, m.plane_of(m.cur, p0), (p1 - p0) * m.plane * sizeof(T),
+                       cudaMemcpyDeviceToHost));
+}
+
+template class StencilSlabCuda<float>;
+template class StencilSlabCuda<double>;
+
+}  // namespace mm
