@@ -284,6 +284,7 @@ int main(int argc, char** argv) {
                                                  "the 3D heated room, N points a side")(
         "poisson2d", mm::po::value<std::int64_t>(), "the 2D heated room, N points a side");
     mm::dist::add_options(cli);
+    mm::dist::add_jacobi_options(cli);
     if (!cli.parse(argc, argv)) return 0;
     return run(cli);
   });

@@ -306,6 +306,17 @@ void Requests::wait() {
   check(rc, "MPI_Waitall");
 }
 
+int Comm::node_rank() const {
+  if (!impl_) return 0;
+  MPI_Comm node;
+  check(MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+        "MPI_Comm_split_type");
+  int r = 0;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_free(&node);
+  return r;
+}
+
 int threads_per_rank() {
   if (!g_world.mpi()) return 1;
   cpu_set_t mine;
@@ -412,6 +423,10 @@ bool Requests::empty() const {
   return true;
 }
 void Requests::wait() {}
+
+int Comm::node_rank() const {
+  return 0;
+}
 
 int threads_per_rank() {
   return 1;

@@ -78,6 +78,9 @@ class Comm {
   bool mpi() const;  // backed by an MPI communicator
 
   void barrier() const;
+  // This rank among the ranks of its node (MPI_Comm_split_type shared, in rank order);
+  // collective. 0 without MPI.
+  int node_rank() const;
 
   // In place over all ranks: DATA[0..N) reduced by OP, the result on every rank (complex
   // values: Op::sum only).

@@ -1,4 +1,5 @@
-// mmjacobi under mpirun: the heated room split in slabs, the timed sweeps, the grid written.
+// mmjacobi under mpirun: the heated room split in slabs or boxes on CPU or GPU ranks, the timed
+// sweeps, the grid written.
 #include "dist/jacobi_tool.hpp"
 
 #include <omp.h>
@@ -6,9 +7,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "device.hpp"
 #include "dist/agree.hpp"
+#include "dist/gpu_rank.hpp"
 #include "dist/options.hpp"
-#include "dist/slab.hpp"
+#include "dist/room_engine.hpp"
 #include "dist/vector.hpp"
 #include "mm/error.hpp"
 #include "mm/timing.hpp"
@@ -19,8 +22,24 @@ namespace mm::dist {
 
 namespace {
 
-// The one local kernel of a rank's slab (its name in the record, as one process names it).
+// The one local kernel of a rank's part on each device (its name in the record, as one process
+// names it).
 constexpr const char* kImpl = "cpu-stencil";
+constexpr const char* kGpuImpl = "cuda-norm";
+// The record's transport of GPU ranks: halo planes copied to pinned host memory, sent by MPI.
+constexpr const char* kGpuTransport = "mpi-host-staged";
+
+// How this run goes: the split, the device.
+struct RoomPlan {
+  int dim = 3;
+  std::int64_t n = 3;
+  SplitChoice split;
+  bool gpu = false;
+  int gpu_index = -1;
+  std::string gpu_name;
+  JacobiTuning tuning;
+  const char* impl() const { return gpu ? kGpuImpl : kImpl; }
+};
 
 std::string fmt(double v) {
   std::ostringstream s;
@@ -43,9 +62,11 @@ std::string neighbour(int rank, const char* side) {
   return rank < 0 ? std::string("wall ") + side : "rank " + std::to_string(rank) + " " + side;
 }
 
-std::string describe(const SlabSplit& s, const HeatedRoom& room, int ranks) {
+std::string describe(const SlabSplit& s, const HeatedRoom& room, int ranks, const RoomPlan& plan) {
   std::ostringstream o;
-  o << "mmjacobi: rank " << s.rank << "/" << ranks << ": " << s.axis() << " slab, ";
+  o << "mmjacobi: rank " << s.rank << "/" << ranks << ": " << s.axis() << " slab";
+  if (plan.gpu) o << " on GPU " << plan.gpu_index;
+  o << ", ";
   if (s.empty()) {
     o << "no planes (more ranks than the " << s.n - 2 << " interior planes)";
   } else {
@@ -57,6 +78,35 @@ std::string describe(const SlabSplit& s, const HeatedRoom& room, int ranks) {
   }
   if (s.out1 > s.out0)
     o << "; writes planes " << s.out0 << ".." << s.out1 - 1;
+  else
+    o << "; writes nothing";
+  return o.str();
+}
+
+// A box's line: "box (1,0,0) of 2x2x1: x 5..8, y 1..8, z 1..8 (256 interior points), faces:
+// x- rank 0, y+ rank 2, 96 values an exchange; writes planes 0..4".
+std::string describe(const BoxSplit& b, const SlabSplit& out, int ranks) {
+  std::ostringstream o;
+  o << "mmjacobi: rank " << b.rank << "/" << ranks << ": box (" << b.coord[0] << "," << b.coord[1];
+  if (b.dim == 3) o << "," << b.coord[2];
+  o << ") of " << b.grid_name() << ": ";
+  if (b.empty()) {
+    o << "no points (more ranks along an axis than its " << b.n - 2 << " interior points)";
+  } else {
+    const char* axis = "xyz";
+    for (int a = 0; a < b.dim; ++a)
+      o << (a ? ", " : "") << axis[a] << " " << b.own.lo[a] << ".." << b.own.hi[a] - 1;
+    o << " (" << b.points() << " interior points), faces:";
+    int faces = 0;
+    for (int a = 0; a < b.dim; ++a)
+      for (int side = 0; side < 2; ++side)
+        if (const int peer = side ? b.upper[a] : b.lower[a]; peer >= 0)
+          o << (faces++ ? ", " : " ") << axis[a] << (side ? "+" : "-") << " rank " << peer;
+    if (!faces) o << " none";
+    o << ", " << b.halo_values() << " values an exchange";
+  }
+  if (out.out1 > out.out0)
+    o << "; writes planes " << out.out0 << ".." << out.out1 - 1;
   else
     o << "; writes nothing";
   return o.str();
@@ -98,34 +148,46 @@ double write_grid(const Comm& comm, const SlabSplit& s, std::vector<T> mine, boo
 }
 
 template <class T>
-int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, int dim, std::int64_t n,
+int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, const RoomPlan& plan,
              bool per_rank) {
   const CommonOptions& c = cli.common();
+  const int dim = plan.dim;
+  const std::int64_t n = plan.n;
   TimingRecord rec("mmjacobi");
   rec.precision(c.precision);
   const HeatedRoom room = heated_room(dim, n);
 
-  // 1. Partition: this rank's slab and its two buffers (an allocation that fails anywhere
-  //    fails every rank).
+  // 1. Partition: this rank's slab or box and its buffers (an allocation that fails anywhere
+  //    fails every rank). The output is written in slabs whatever the split.
   Stopwatch w;
-  const SlabSplit split = slab_split(dim, n, comm.size(), comm.rank());
-  std::optional<SlabJacobi<T>> jac;
-  agree(comm, [&] { jac.emplace(comm, room, split); });
+  const SlabSplit out = slab_split(dim, n, comm.size(), comm.rank());
+  const BoxSplit box = box_split(dim, n, plan.split.dims, comm.rank());
+  std::unique_ptr<RoomEngine<T>> engine;
+  agree(comm, [&] {
+    if (plan.gpu)
+      engine = gpu_slab_engine<T>(comm, room, out, plan.tuning);
+    else if (plan.split.boxes)
+      engine = box_engine<T>(comm, room, box, out);
+    else
+      engine = slab_engine<T>(comm, room, out);
+  });
   const double partition_s = comm.allreduce(w.seconds(), Op::max);
-  if (c.verbose) print_ranked(comm, describe(split, room, comm.size()));
+  if (c.verbose)
+    print_ranked(comm, plan.split.boxes ? describe(box, out, comm.size())
+                                        : describe(out, room, comm.size(), plan));
 
   // 2. The sweeps, timed: every run starts together from the starting grid, each counts as
   //    its slowest rank.
   JacobiResult res;
-  for (int i = 0; i < c.warmup; ++i) res = jac->run(stop);
   std::vector<double> times, exchange, reduce;
+  for (int i = 0; i < c.warmup; ++i) res = engine->run(stop);
   for (int i = 0; i < c.repeat; ++i) {
     comm.barrier();
     Stopwatch t;
-    res = jac->run(stop);
+    res = engine->run(stop);
     times.push_back(t.seconds());
-    exchange.push_back(jac->exchange_seconds());
-    reduce.push_back(jac->allreduce_seconds());
+    exchange.push_back(engine->exchange_seconds());
+    reduce.push_back(engine->allreduce_seconds());
   }
   const PhaseStats compute = slowest(comm, times);
   const PhaseStats exch = slowest(comm, exchange);
@@ -139,21 +201,21 @@ int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, int dim, 
   const bool failed = stop.tol >= 0 && !res.converged;
   if (comm.root())
     std::cerr << "mmjacobi: poisson" << dim << "d N=" << n << ": " << msg << ", " << fmt(mlups)
-              << " MLUP/s (" << kImpl << " on " << comm.size()
+              << " MLUP/s (" << plan.impl() << " on " << comm.size() << (plan.gpu ? " GPU" : "")
               << (comm.size() == 1 ? " rank" : " ranks") << ", median of " << compute.repeats
               << ")\n";
 
   // 3. Write: gathered to rank 0, or a file a rank.
+  std::vector<T> planes = engine->output_planes();
   const double write_s =
-      comm.allreduce(write_grid(comm, split, jac->output_planes(), per_rank,
+      comm.allreduce(write_grid(comm, out, std::move(planes), per_rank,
                                 failed ? " mmjacobi: NOT CONVERGED: " + msg : std::string(), c),
                      Op::max);
 
   // 4. The record: the whole grid's work by the tool's formula, the balance of the ranks.
-  const std::int64_t m = n - 2, per_plane = dim == 3 ? m * m : m;
-  const std::int64_t max_planes = comm.allreduce(split.planes(), Op::max);
-  const std::int64_t halo = comm.allreduce(jac->halo().halo_values(), Op::sum);
-  rec.device(cpu_model()).impl(kImpl);
+  const std::int64_t max_points = comm.allreduce(engine->points(), Op::max);
+  const std::int64_t halo = comm.allreduce(engine->halo_values(), Op::sum);
+  rec.device(plan.gpu ? plan.gpu_name : cpu_model()).impl(plan.impl());
   rec.work(stencil_flops(room, res.iterations), stencil_bytes<T>(room, res.iterations));
   rec.phase("partition", partition_s).phase("exchange", exch.median);
   rec.phase("compute", compute).phase("allreduce", allred.median).phase("write", write_s);
@@ -163,11 +225,20 @@ int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, int dim, 
   rec.extra("converged", stop.tol < 0 ? nlohmann::json() : nlohmann::json(res.converged));
   rec.extra("grid", {{"dim", dim}, {"n", n}, {"interior", room.interior()}});
   rec.extra("mlups", mlups);
-  rec.extra("ranks", comm.size()).extra("transport", transport(comm));
-  rec.extra("partition", split.axis() + "-slabs");
-  rec.extra("threads", omp_get_max_threads());
-  rec.extra("load_imbalance", static_cast<double>(max_planes * per_plane) * comm.size() /
-                                  static_cast<double>(room.interior()));
+  rec.extra("ranks", comm.size());
+  rec.extra("transport", plan.gpu && comm.mpi() ? kGpuTransport : transport(comm));
+  if (plan.split.boxes) {
+    rec.extra("partition", "boxes");
+    rec.extra("process_grid", nlohmann::json::array({box.dims[0], box.dims[1], box.dims[2]}));
+  } else {
+    rec.extra("partition", out.axis() + "-slabs");
+  }
+  if (plan.gpu)
+    rec.extra("tuning", plan.tuning.to_json());
+  else
+    rec.extra("threads", omp_get_max_threads());
+  rec.extra("load_imbalance",
+            static_cast<double>(max_points) * comm.size() / static_cast<double>(room.interior()));
   rec.extra("halo_values", halo);
   agree(comm, [&] {
     if (comm.root()) rec.emit(c.timing);
@@ -176,6 +247,13 @@ int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, int dim, 
 }
 
 }  // namespace
+
+void add_jacobi_options(Cli& cli) {
+  cli.options()("split", po::value<std::string>()->default_value("auto"),
+                "under mpirun, --poisson2d/3d: slabs (the slowest axis), boxes (a process grid, "
+                "face halos), PXxPY[xPZ] (that process grid), or auto: slabs while every rank gets "
+                ">= 4 planes, else boxes; GPU ranks: slabs");
+}
 
 int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
   const Comm& comm = world();
@@ -186,29 +264,56 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
     throw UsageError(
         "A b under mpirun: the system form does not run distributed; run it without mpirun, "
         "or give --poisson2d/--poisson3d N");
-  const int dim = p3 ? 3 : 2;
-  const std::int64_t n = cli.get<std::int64_t>(p3 ? "poisson3d" : "poisson2d");
+  RoomPlan plan;
+  plan.dim = p3 ? 3 : 2;
+  plan.n = cli.get<std::int64_t>(p3 ? "poisson3d" : "poisson2d");
   if (!cli.positionals("files").empty())
     throw UsageError("--poisson2d/--poisson3d take no input files");
-  check_heated_room_size(dim, n);
-  if (!c.impl.empty() && c.impl != kImpl)
+  check_heated_room_size(plan.dim, plan.n);
+  // GPU ranks on request only: --device auto keeps the ranks on the CPU.
+  plan.gpu = c.device == "cuda";
+  if (!c.impl.empty() && c.impl != plan.impl())
     throw UsageError("--impl " + c.impl + " does not run distributed; under mpirun each rank's " +
-                     "slab runs " + kImpl);
+                     (plan.gpu ? "slab" : "part") + " runs " + plan.impl() +
+                     (plan.gpu ? " (--device cuda)" : ""));
   // The distributed options (dist::parse_options' checks; its --impl is the SpMV's).
   if (parse_partition(cli.get<std::string>("partition")) == PartitionKind::metis)
     throw UsageError(
-        "--partition metis partitions a sparse matrix; mmjacobi splits its grid in slabs");
+        "--partition metis partitions a sparse matrix; mmjacobi splits its grid in slabs or boxes");
   const bool per_rank = cli.get<bool>("output-per-rank");
   if (per_rank && !c.quiet && c.output == "-")
     throw UsageError("--output-per-rank needs -o PATH (the files are named after it)");
-  if (c.device == "cuda")
-    throw DeviceError(
-        "--device cuda under mpirun: GPU ranks are not built yet (issue 15); "
-        "use --device cpu");
-  if (comm.root()) warn_unused_tuning("mmjacobi", cli.tune(), nlohmann::json::object(), kImpl);
-  say_ranks(comm, c, "mmjacobi", std::string("; the grid in ") + (dim == 3 ? "z" : "y") + " slabs");
-  return c.precision == "single" ? run_room<float>(comm, cli, stop, dim, n, per_rank)
-                                 : run_room<double>(comm, cli, stop, dim, n, per_rank);
+  const std::string split = cli.get<std::string>("split");
+  plan.split =
+      parse_split(plan.gpu && split == "auto" ? "slabs" : split, plan.dim, plan.n, comm.size());
+  if (plan.gpu && plan.split.boxes)
+    throw UsageError("--split " + split +
+                     " with --device cuda: GPU ranks run slabs (--split slabs, the default)");
+  plan.tuning = JacobiTuning::from(cli.tune());
+  if (comm.root())
+    warn_unused_tuning("mmjacobi", cli.tune(),
+                       plan.gpu ? plan.tuning.to_json() : nlohmann::json::object(), plan.impl());
+  if (plan.gpu) {
+    // select_local_gpu's one collective comes before anything in it can throw.
+    agree(comm, [&] {
+      plan.gpu_index = select_local_gpu(comm);
+      plan.gpu_name = cuda_devices().name;
+    });
+  }
+  const std::string how =
+      plan.split.boxes ? "; the grid in boxes, process grid " +
+                             box_split(plan.dim, plan.n, plan.split.dims, 0).grid_name()
+                       : std::string("; the grid in ") + (plan.dim == 3 ? "z" : "y") + " slabs";
+  if (plan.gpu) {
+    if (c.verbose && comm.root())
+      std::cerr << "mmjacobi: " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
+                << (comm.mpi() ? kGpuTransport : transport(comm))
+                << "), one GPU a rank (the node's ranks over its GPUs in turn)" << how << "\n";
+  } else {
+    say_ranks(comm, c, "mmjacobi", how);
+  }
+  return c.precision == "single" ? run_room<float>(comm, cli, stop, plan, per_rank)
+                                 : run_room<double>(comm, cli, stop, plan, per_rank);
 }
 
 }  // namespace mm::dist

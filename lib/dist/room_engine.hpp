@@ -1,0 +1,48 @@
+// mmjacobi's distributed run seen from one rank, whichever the split (slabs, boxes) and the
+// device (CPU, GPU): one interface for jacobi_tool.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dist/box.hpp"
+#include "dist/slab.hpp"
+#include "jacobi.hpp"
+
+namespace mm::dist {
+
+template <class T>
+class RoomEngine {
+ public:
+  virtual ~RoomEngine() = default;
+  // A run from the starting grid; collective.
+  virtual JacobiResult run(const JacobiStop& stop) = 0;
+  // After run(): the planes [out0, out1) of the output's slab split, the rank's part of the
+  // output; collective (boxes: one alltoallv).
+  virtual std::vector<T> output_planes() = 0;
+  // The last run's seconds in the halo exchange outside the overlap, and in the norm's
+  // reductions (waits for slower ranks included).
+  virtual double exchange_seconds() const = 0;
+  virtual double allreduce_seconds() const = 0;
+  // Values this rank receives an exchange; interior points it updates.
+  virtual std::int64_t halo_values() const = 0;
+  virtual std::int64_t points() const = 0;
+};
+
+// CPU ranks in slabs (SlabJacobi) or boxes (BoxJacobi, OUT the slab split that writes).
+template <class T>
+std::unique_ptr<RoomEngine<T>> slab_engine(const Comm& comm, const HeatedRoom& room,
+                                           const SlabSplit& s);
+template <class T>
+std::unique_ptr<RoomEngine<T>> box_engine(const Comm& comm, const HeatedRoom& room,
+                                          const BoxSplit& s, const SlabSplit& out);
+
+// GPU ranks in slabs (slab_gpu.cpp): each rank's slab on its GPU (select_local_gpu first),
+// cuda-norm's sweep, the halo planes staged through pinned host memory. DeviceError without
+// CUDA or when the slab does not fit.
+template <class T>
+std::unique_ptr<RoomEngine<T>> gpu_slab_engine(const Comm& comm, const HeatedRoom& room,
+                                               const SlabSplit& s, const JacobiTuning& tuning);
+
+}  // namespace mm::dist

@@ -1,0 +1,136 @@
+// mmjacobi's GPU ranks: each rank's slab on its GPU (StencilSlabCuda), the halo planes staged
+// through pinned host memory and sent by MPI, the change reduced on the device, then across
+// the ranks.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "dist/room_engine.hpp"
+#include "mm/error.hpp"
+#include "mm/timing.hpp"
+
+#ifdef MM_HAVE_CUDA
+#include "cuda/jacobi_cuda.hpp"
+#endif
+
+namespace mm::dist {
+
+#ifdef MM_HAVE_CUDA
+
+namespace {
+
+// As SlabJacobi, on the device: each iteration queues the copies of the slab's two boundary
+// planes to the host and the sweep of the planes that need no halo, exchanges the planes while
+// the GPU sweeps, queues them into the halo planes and the sweeps of the two planes next to
+// them. The norm: each rank's squared change as the kernel reduces it (one-process cuda-norm's
+// order within a launch; the launches of one iteration added in a fixed order), the ranks'
+// values gathered exactly (a vector of one entry a rank) and added in rank order. One rank
+// sweeping the whole grid is cuda-norm's launch: grid and norm bit for bit.
+template <class T>
+class GpuSlabEngine final : public RoomEngine<T> {
+ public:
+  GpuSlabEngine(const Comm& comm, const HeatedRoom& room, const SlabSplit& s,
+                const JacobiTuning& tuning)
+      : comm_(comm), s_(s), sums_(static_cast<std::size_t>(comm.size())) {
+    if (!s.empty()) dev_ = std::make_unique<StencilSlabCuda<T>>(room, s.k0, s.k1, tuning);
+  }
+
+  JacobiResult run(const JacobiStop& stop) override {
+    exchange_s_ = allreduce_s_ = 0;
+    const bool lo = s_.lower >= 0, hi = s_.upper >= 0, halo = lo || hi;
+    const std::int64_t in0 = s_.k0 + lo, in1 = std::max(in0, s_.k1 - hi);
+    const auto ps = static_cast<std::size_t>(s_.plane_size());
+    if (dev_) dev_->reset();
+    JacobiResult res;
+    for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
+      const bool check = jacobi_checks(stop, k);
+      if (dev_) {
+        if (halo) dev_->stage_out(lo, hi);
+        dev_->sweep(in0, in1, check ? 0 : -1);
+        if (halo) {
+          Stopwatch w;
+          dev_->wait_staged();
+          Requests r;
+          if (lo) comm_.irecv(r, dev_->recv_plane(0), ps, s_.lower, kTagPlaneUp);
+          if (hi) comm_.irecv(r, dev_->recv_plane(1), ps, s_.upper, kTagPlaneDown);
+          if (lo) comm_.isend(r, dev_->send_plane(0), ps, s_.lower, kTagPlaneDown);
+          if (hi) comm_.isend(r, dev_->send_plane(1), ps, s_.upper, kTagPlaneUp);
+          r.wait();
+          dev_->stage_in(lo, hi);
+          exchange_s_ += w.seconds();
+          if (lo) dev_->sweep(s_.k0, s_.k0 + 1, check ? 1 : -1);
+          // (One plane between two halos: swept once, above.)
+          if (hi && s_.k1 - 1 >= in1) dev_->sweep(s_.k1 - 1, s_.k1, check ? 2 : -1);
+        }
+        dev_->swap();
+      }
+      res.iterations = k;
+      if (check) {
+        const double mine = dev_ ? dev_->change() : 0.0;  // waits for the GPU
+        Stopwatch w;
+        std::fill(sums_.begin(), sums_.end(), 0.0);
+        sums_[static_cast<std::size_t>(comm_.rank())] = mine;
+        comm_.allreduce(sums_.data(), sums_.size(), Op::sum);  // one term an entry: exact
+        double total = 0;
+        for (const double v : sums_) total += v;
+        res.norm = std::sqrt(total);
+        allreduce_s_ += w.seconds();
+        if (stop.tol >= 0 && res.norm <= stop.tol) {
+          res.converged = true;
+          break;
+        }
+      }
+    }
+    if (dev_) dev_->synchronize();
+    return res;
+  }
+
+  std::vector<T> output_planes() override {
+    std::vector<T> out(static_cast<std::size_t>((s_.out1 - s_.out0) * s_.plane_size()));
+    if (dev_ && !out.empty()) dev_->download(s_.out0, s_.out1, out.data());
+    return out;
+  }
+  double exchange_seconds() const override { return exchange_s_; }
+  double allreduce_seconds() const override { return allreduce_s_; }
+  std::int64_t halo_values() const override {
+    return ((s_.lower >= 0) + (s_.upper >= 0)) * s_.plane_size();
+  }
+  std::int64_t points() const override {
+    const std::int64_t m = s_.n - 2;
+    return s_.planes() * (s_.dim == 3 ? m * m : m);
+  }
+
+ private:
+  Comm comm_;
+  SlabSplit s_;
+  std::unique_ptr<StencilSlabCuda<T>> dev_;
+  std::vector<double> sums_;
+  double exchange_s_ = 0, allreduce_s_ = 0;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<RoomEngine<T>> gpu_slab_engine(const Comm& comm, const HeatedRoom& room,
+                                               const SlabSplit& s, const JacobiTuning& tuning) {
+  return std::make_unique<GpuSlabEngine<T>>(comm, room, s, tuning);
+}
+
+#else
+
+template <class T>
+std::unique_ptr<RoomEngine<T>> gpu_slab_engine(const Comm&, const HeatedRoom&, const SlabSplit&,
+                                               const JacobiTuning&) {
+  throw DeviceError("--device cuda: built without CUDA (MM_WITH_CUDA=OFF or no nvcc)");
+}
+
+#endif
+
+template std::unique_ptr<RoomEngine<float>> gpu_slab_engine<float>(const Comm&, const HeatedRoom&,
+                                                                   const SlabSplit&,
+                                                                   const JacobiTuning&);
+template std::unique_ptr<RoomEngine<double>> gpu_slab_engine<double>(const Comm&, const HeatedRoom&,
+                                                                     const SlabSplit&,
+                                                                     const JacobiTuning&);
+
+}  // namespace mm::dist
