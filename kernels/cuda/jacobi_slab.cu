@@ -84,6 +84,9 @@ struct StencilSlabCuda<T>::Impl {
     counter = cuda::Buffer<unsigned>(1);
     counter.fill_bytes(0);
     std::fill(slots.get(), slots.get() + 3, 0.0);
+    // The set-up ran on the legacy stream (fill_bytes may return early), which the run's
+    // non-blocking streams do not wait for.
+    MM_CUDA(cudaDeviceSynchronize());
   }
 
   void require_memory() const {
