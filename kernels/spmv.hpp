@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "impl.hpp"
 #include "mm/matrix.hpp"
+#include "mm/tuning.hpp"
 
 namespace mm {
 
@@ -34,17 +36,62 @@ struct SpmvProblem {
 // p.full may then point at the triangle too).
 enum class SpmvInput { full, stored_triangle };
 
-// An implementation's factory and what it reads; called like the factory itself.
+// Tuning of the CUDA kernels, --tune KEY=VALUE (the keys, their allowed values and
+// defaults: keys(), in spmv_impls.cpp). 0 is the code's choice.
+struct SpmvTuning {
+  // cuda-vector-k: lanes that share a row, a power of two 1..32 (0: from the mean row length,
+  // spmv_lanes).
+  int lanes = 0;
+  // cuda-merge: merge-path items (row ends and nonzeros) a thread, 4, 6 or 8 (0: 8; 4 for
+  // 16-byte values, whose tile must fit the shared memory).
+  int items = 0;
+  // L2 hints of the new kernels: 1 plain loads; 2 the matrix and y streamed (evict first);
+  // 3 streamed and x kept (evict last). 0: 2.
+  int l2 = 0;
+
+  static const TuneKeys& keys();
+  // The keys given in ARGS; UsageError for a bad value.
+  static SpmvTuning from(const TuneArgs& args);
+  // The keys whose value is set (non-zero).
+  nlohmann::json to_json() const;
+};
+
+// An implementation's factory and what it reads; called like the factory itself, with the
+// tuning when the caller has one (implementations that take no keys ignore it).
 template <class I, class T>
 struct SpmvMake {
   SpmvInput input = SpmvInput::full;
-  std::function<std::unique_ptr<Runner>(const SpmvProblem<I, T>&)> fn;
-  std::unique_ptr<Runner> operator()(const SpmvProblem<I, T>& p) const { return fn(p); }
+  std::function<std::unique_ptr<Runner>(const SpmvProblem<I, T>&, const SpmvTuning&)> fn;
+  std::unique_ptr<Runner> operator()(const SpmvProblem<I, T>& p, const SpmvTuning& t = {}) const {
+    return fn(p, t);
+  }
 };
 
 // Every implementation, best first for its device.
 template <class I, class T>
 const ImplList<SpmvMake<I, T>>& spmv_impls();
+
+// What the default's choice reads: the row lengths' count, mean, largest and coefficient of
+// variation (standard deviation over mean; 0 for an empty matrix).
+struct SpmvRowStats {
+  std::int64_t rows = 0, nnz = 0, max = 0;
+  double mean = 0, cv = 0;
+};
+template <class I, class T>
+SpmvRowStats spmv_row_stats(const Csr<I, T>& a);
+
+// The GPU kernel for a matrix of these row statistics, by name (an entry of spmv_impls):
+// cuda-vector-k where rows are even, cuda-merge where a few long rows or a wide spread would
+// leave lanes idle. The rule and the measurements behind it: spmv_impls.cpp.
+std::string spmv_cuda_choice(const SpmvRowStats& s);
+// cuda-vector-k's lanes a row for a mean row length (its default): the power of two nearest
+// the mean, 2..32.
+int spmv_lanes(double mean_row);
+
+// The implementation mmspmv runs when none is named: on the GPU the kernel of
+// spmv_cuda_choice for A's rows; elsewhere the list's first for DEVICE (pick_impl's default).
+template <class I, class T>
+const Impl<SpmvMake<I, T>>& spmv_default_impl(const Csr<I, T>& a, Device device);
 
 template <class I, class T>
 double spmv_flops(const Csr<I, T>& a) {

@@ -1,6 +1,8 @@
-// The SpMV implementations by name, best first for each device.
+// The SpMV implementations by name, best first for each device; their tuning keys; and the
+// GPU kernel the default runs, chosen from the matrix's row statistics.
 #include <omp.h>
 #include <algorithm>
+#include <cmath>
 
 #include "instantiate.hpp"
 #include "spmv.hpp"
@@ -56,12 +58,88 @@ class SymRunner final : public Runner {
 
 template <class R, class I, class T>
 SpmvMake<I, T> make(SpmvInput input = SpmvInput::full) {
-  return {input, [](const SpmvProblem<I, T>& p) -> std::unique_ptr<Runner> {
+  return {input, [](const SpmvProblem<I, T>& p, const SpmvTuning&) -> std::unique_ptr<Runner> {
             return std::make_unique<R>(p);
           }};
 }
 
+const std::vector<std::string> kL2Words = {"plain", "stream", "keep-x"};  // SpmvTuning::l2 - 1
+
 }  // namespace
+
+const TuneKeys& SpmvTuning::keys() {
+  static const TuneKeys k{
+      "spmv",
+      "the GPU kernels cuda-vector-k (lanes, l2) and cuda-merge (items, l2)",
+      {{"lanes", "0|1|2|4|8|16|32",
+        "cuda-vector-k: lanes that share a row; 0: the power of two nearest the mean row length "
+        "(2..32)",
+        "0: from the mean row length"},
+       {"items", "0|4|6|8",
+        "cuda-merge: merge-path items (row ends and nonzeros) a thread, 256 threads a tile; "
+        "fewer where a tile would not fit the shared memory (complex double, 64-bit indices: 6)",
+        "0: 8"},
+       {"l2", "plain|stream|keep-x",
+        "L2 hints: none; the matrix and y streamed (evict first) so that x stays; and x kept "
+        "(evict last)",
+        "stream", true}}};
+  return k;
+}
+
+SpmvTuning SpmvTuning::from(const TuneArgs& args) {
+  SpmvTuning t;
+  const TuneKey &lanes = keys().key("lanes"), &items = keys().key("items"), &l2 = keys().key("l2");
+  if (const auto v = args.get(lanes)) t.lanes = tune_int_of(lanes, *v, {0, 1, 2, 4, 8, 16, 32});
+  if (const auto v = args.get(items)) t.items = tune_int_of(items, *v, {0, 4, 6, 8});
+  if (const auto v = args.get(l2)) t.l2 = static_cast<int>(tune_choice(l2, *v, kL2Words)) + 1;
+  return t;
+}
+
+nlohmann::json SpmvTuning::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (lanes) j["lanes"] = lanes;
+  if (items) j["items"] = items;
+  if (l2 >= 1 && l2 <= 3) j["l2"] = kL2Words[static_cast<std::size_t>(l2 - 1)];
+  return j;
+}
+
+template <class I, class T>
+SpmvRowStats spmv_row_stats(const Csr<I, T>& a) {
+  SpmvRowStats s;
+  s.rows = a.rows;
+  s.nnz = a.nnz();
+  if (a.rows == 0) return s;
+  s.mean = static_cast<double>(s.nnz) / static_cast<double>(a.rows);
+  double var = 0;
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    const std::int64_t len = a.ptr[i + 1] - a.ptr[i];
+    s.max = std::max(s.max, len);
+    var += (static_cast<double>(len) - s.mean) * (static_cast<double>(len) - s.mean);
+  }
+  s.cv = s.mean > 0 ? std::sqrt(var / static_cast<double>(a.rows)) / s.mean : 0.0;
+  return s;
+}
+
+int spmv_lanes(double mean_row) {
+  int k = 2;
+  while (k < 32 && 2.0 * k <= mean_row) k *= 2;  // nearest on a log scale: k <= mean < 2k
+  return k;
+}
+
+std::string spmv_cuda_choice(const SpmvRowStats& s) {
+  // vector-k leaves a group's lanes idle for all but its longest row's length: on even rows
+  // it streams fastest, on spread or a few very long rows merge's equal tiles win.
+  if (s.cv <= 0.5 && static_cast<double>(s.max) <= 4.0 * std::max(s.mean, 8.0))
+    return "cuda-vector-k";
+  return "cuda-merge";
+}
+
+template <class I, class T>
+const Impl<SpmvMake<I, T>>& spmv_default_impl(const Csr<I, T>& a, Device device) {
+  const auto& list = spmv_impls<I, T>();
+  if (device != Device::cuda) return pick_impl(list, "spmv", "", device);
+  return pick_impl(list, "spmv", spmv_cuda_choice(spmv_row_stats(a)), device);
+}
 
 template <class I, class T>
 const ImplList<SpmvMake<I, T>>& spmv_impls() {
@@ -75,13 +153,21 @@ const ImplList<SpmvMake<I, T>>& spmv_impls() {
         {"ref", Device::cpu, "serial reference, plain CSR loops", make<RefRunner<I, T>, I, T>()});
 #ifdef MM_HAVE_CUDA
     auto cuda = [](SpmvCudaKernel k) -> SpmvMake<I, T> {
-      return {.fn = [k](const SpmvProblem<I, T>& p) { return make_spmv_cuda(p, k); }};
+      return {.fn = [k](const SpmvProblem<I, T>& p, const SpmvTuning& t) {
+        return make_spmv_cuda(p, k, t);
+      }};
     };
+    l.push_back({"cuda-merge", Device::cuda,
+                 "merge-path tiles of equal work over row ends and nonzeros, one carry fix-up",
+                 cuda(SpmvCudaKernel::merge)});
+    l.push_back({"cuda-vector-k", Device::cuda,
+                 "k lanes a row (k from the mean row length), the matrix streamed past x in L2",
+                 cuda(SpmvCudaKernel::vector_k)});
     l.push_back({"cuda-adaptive", Device::cuda,
                  "row blocks balanced by nonzeros, staged in shared memory",
                  cuda(SpmvCudaKernel::adaptive)});
     const SpmvMake<I, T> cusparse{
-        .fn = [](const SpmvProblem<I, T>& p) { return make_spmv_cusparse(p); }};
+        .fn = [](const SpmvProblem<I, T>& p, const SpmvTuning&) { return make_spmv_cusparse(p); }};
     l.push_back({"cusparse", Device::cuda, "cuSPARSE SpMV (CSR_ALG1)", cusparse});
     l.push_back({"cuda-vector", Device::cuda, "a warp per row", cuda(SpmvCudaKernel::vector)});
     l.push_back({"cuda-scalar", Device::cuda, "a thread per row", cuda(SpmvCudaKernel::scalar)});
@@ -91,7 +177,10 @@ const ImplList<SpmvMake<I, T>>& spmv_impls() {
   return list;
 }
 
-#define MM_SPMV_IMPLS(I, T) template const ImplList<SpmvMake<I, T>>& spmv_impls<I, T>();
+#define MM_SPMV_IMPLS(I, T)                                     \
+  template const ImplList<SpmvMake<I, T>>& spmv_impls<I, T>();  \
+  template SpmvRowStats spmv_row_stats<I, T>(const Csr<I, T>&); \
+  template const Impl<SpmvMake<I, T>>& spmv_default_impl<I, T>(const Csr<I, T>&, Device);
 MM_FOR_INDEX_VALUE_TYPES(MM_SPMV_IMPLS)
 
 }  // namespace mm

@@ -58,7 +58,8 @@ int run(const Cli& cli) {
     throw UsageError("--x must be ones, random or range, not '" + xkind + "'");
   const double beta = cli.get<double>("beta");
   if (beta != 0 && !cli.has("y0")) throw UsageError("--beta needs --y0 PATH");
-  if (dist::wanted(cli)) return dist::spmv_tool(cli);  // under mpirun: lib/dist/
+  const SpmvTuning tuning = SpmvTuning::from(cli.tune());  // bad values: exit 2, before reading
+  if (dist::wanted(cli)) return dist::spmv_tool(cli);      // under mpirun: lib/dist/
   const Device device = resolve_device(c.device, c.verbose, "mmspmv");
 
   TimingRecord rec("mmspmv");
@@ -96,10 +97,13 @@ int run(const Cli& cli) {
 
   return with_value_type(c.precision, complex, [&]<class T>() {
     return with_index_type(h.rows, h.cols, a.m.size() * 2, [&]<class I>() {
-      const auto& impl = pick_impl(spmv_impls<I, T>(), "spmv", c.impl, device);
       Stopwatch w;
       SpmvProblem<I, T> p;
       Csr<I, T> full, stored;
+      // None named: the default for A's row statistics (on the GPU, a kernel per matrix).
+      if (c.impl.empty()) full = coo_to_csr(to_coo<I, T>(a.m));
+      const auto& impl = c.impl.empty() ? spmv_default_impl(full, device)
+                                        : pick_impl(spmv_impls<I, T>(), "spmv", c.impl, device);
       const bool triangle = impl.make.input == SpmvInput::stored_triangle;  // what it reads
       if (triangle) {
         if (h.symmetry == Symmetry::general)
@@ -110,7 +114,7 @@ int run(const Cli& cli) {
         p.stored = &stored;
         p.symmetry = h.symmetry;
       }
-      full = triangle ? Csr<I, T>{} : coo_to_csr(to_coo<I, T>(a.m));
+      if (!c.impl.empty()) full = triangle ? Csr<I, T>{} : coo_to_csr(to_coo<I, T>(a.m));
       p.full = triangle ? &stored : &full;
       const std::vector<T> x = xin ? vector_values<T>(*xin, h.cols, "x")
                                    : make_x<T>(xkind, h.cols, cli.get<std::uint64_t>("seed"));
@@ -123,9 +127,10 @@ int run(const Cli& cli) {
       p.beta = T(beta);
       rec.phase("convert", w.seconds());
 
-      auto runner = impl.make(p);
+      auto runner = impl.make(p, tuning);
       const Measured m = measure(*runner, c.warmup, c.repeat);
       record_measured(rec, m);
+      warn_unused_tuning("mmspmv", cli.tune(), m.tuning, impl.name);
       // Flops of the whole product, whichever triangle is stored; bytes of what is read.
       rec.impl(impl.name).work(spmv_flops(full.rows ? full : expanded_pattern(stored)),
                                spmv_bytes(*p.full, beta != 0));
@@ -147,13 +152,16 @@ int main(int argc, char** argv) {
         "mmspmv", "A (x | --x ones|random|range) [options]",
         "Sparse matrix-vector product y = alpha*A*x + beta*y0, written as an n x 1 array.\n"
         "Work: flops = 2*nnz (8*nnz complex); bytes = nnz*(value+index) + (rows+1)*index\n"
-        "+ cols*value (x) + rows*value (y, twice when beta != 0).",
+        "+ cols*value (x) + rows*value (y, twice when beta != 0).\n"
+        "On the GPU the default kernel is chosen from A's row lengths (mean, max, spread):\n"
+        "cuda-vector-k for even rows, cuda-merge otherwise; the record's impl names it.\n"
+        "Tuning of those kernels: --tune lanes=K, items=N, l2=MODE (--tune help).",
         "mmspmv A.mtx x.mtx -o y.mtx\n"
         "mmgen poisson2d --n 1000 | mmspmv - --x ones | mmcheck info -\n"
         "mmspmv A.mtx --x random --seed 3 --impl cpu-sym --repeat 10 --warmup 2 -q --timing -\n"
         "mmspmv A.mtx x.mtx --alpha 2 --beta -1 --y0 y.mtx\n"
         "mpirun -np 4 mmspmv A.mtx --x ones -o y.mtx");
-    cli.compute().positional("files", -1);
+    cli.compute().tuning({mm::SpmvTuning::keys()}).positional("files", -1);
     cli.options()("x", mm::po::value<std::string>(),
                   "x generated as mmgen vector --kind makes it: ones, random (uniform in [0,1)) "
                   "or range (1..n)")("seed", mm::po::value<std::uint64_t>()->default_value(1),

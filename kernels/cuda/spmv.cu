@@ -1,10 +1,12 @@
-// Hand-written CUDA SpMV: a thread per row (scalar), a warp per row (vector), and row
-// blocks balanced by nonzeros and staged through shared memory (adaptive).
+// Hand-written CUDA SpMV: a thread per row (scalar), a warp per row (vector), row blocks
+// balanced by nonzeros and staged through shared memory (adaptive), K lanes a row
+// (vector-k), and merge-path tiles of equal work over row ends and nonzeros (merge).
 #include <algorithm>
 #include <climits>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/spmv_cuda.hpp"
+#include "cuda/spmv_loads.cuh"
 #include "cuda/warp.cuh"
 #include "instantiate.hpp"
 
@@ -19,6 +21,13 @@ using cuda::dev_t;
 constexpr int kThreads = 256;
 constexpr int kBlockNnz = 2048;
 constexpr int kWarpRowsMax = kThreads / 32;
+// vector-k: nonzeros a lane loads before it multiplies (loads in flight a lane).
+constexpr int kVectorUnroll = 4;
+// merge: threads a tile; items (row ends + nonzeros) a thread by default, and the static
+// shared memory a tile may take (its row ends and products, and a carry a thread).
+constexpr int kMergeThreads = 256;
+constexpr int kMergeItems = 8;
+constexpr std::size_t kMergeShared = 48 * 1024;
 
 template <class I, class T>
 __global__ void __launch_bounds__(kThreads)
@@ -109,6 +118,182 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// ---- vector-k: K lanes a row ----------------------------------------------------------------
+// Rows of about K..4K nonzeros keep every lane busy and a warp's loads contiguous; the matrix
+// and y stream through L2 under the L2 mode's policy, x is gathered through L1.
+template <int K, class I, class T>
+__global__ void __launch_bounds__(kThreads)
+    vector_k_kernel(std::int64_t rows, const I* __restrict__ ptr, const I* __restrict__ idx,
+                    const T* __restrict__ val, const T* __restrict__ x, const T* __restrict__ y0,
+                    T* __restrict__ y, T alpha, T beta, int l2) {
+  const cuda::L2Policy pol = cuda::l2_policy(l2);
+  const std::int64_t i = (blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x) / K;
+  const int lane = threadIdx.x % K;
+  const bool live = i < rows;  // no early return: the group's shuffles need every lane
+  std::int64_t b = 0, e = 0;
+  if (live) {
+    b = cuda::ld_stream(ptr + i, pol.stream);
+    e = cuda::ld_stream(ptr + i + 1, pol.stream);
+  }
+  T s{};
+  for (std::int64_t k = b + lane; k < e; k += K * kVectorUnroll) {
+    I c[kVectorUnroll];
+    T v[kVectorUnroll];
+#pragma unroll
+    for (int u = 0; u < kVectorUnroll; ++u) {
+      const std::int64_t q = k + u * K;
+      c[u] = q < e ? cuda::ld_stream(idx + q, pol.stream) : I{};
+      v[u] = q < e ? cuda::ld_stream(val + q, pol.stream) : T{};
+    }
+#pragma unroll
+    for (int u = 0; u < kVectorUnroll; ++u)
+      if (k + u * K < e) s += v[u] * cuda::ld_x(x + c[u], pol.x);
+  }
+  s = cuda::group_sum<K>(s);
+  if (live && lane == 0)
+    cuda::st_stream(y + i, y0 ? alpha * s + beta * y0[i] : alpha * s, pol.stream);
+}
+
+// ---- merge: tiles of equal work on the merge path of row ends and nonzeros ------------------
+// The path walks nonzero k while k < ptr[r+1], else ends row r: rows + nnz items, cut into
+// tiles of ITEMS * kMergeThreads. A tile whose last row goes on into the next tile leaves that
+// row's part as its carry-out, added by merge_fixup. Load balance holds for any row lengths.
+template <int ITEMS, class I, class T>
+constexpr bool merge_fits() {
+  return static_cast<std::size_t>(ITEMS) * kMergeThreads * (sizeof(I) + sizeof(T)) +
+             kMergeThreads * (sizeof(T) + sizeof(int)) <=
+         kMergeShared;
+}
+
+__device__ __forceinline__ std::int64_t min64(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
+__device__ __forceinline__ std::int64_t max64(std::int64_t a, std::int64_t b) {
+  return a > b ? a : b;
+}
+
+// STARTS[b]: the row coordinate where the path's diagonal b * TILE crosses it (b = 0..tiles;
+// the nonzero coordinate is the diagonal minus it).
+template <class I>
+__global__ void __launch_bounds__(kThreads)
+    merge_partition(std::int64_t rows, std::int64_t nnz, std::int64_t tile, std::int64_t tiles,
+                    const I* __restrict__ ptr, std::int64_t* __restrict__ starts) {
+  const std::int64_t b = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
+  if (b > tiles) return;
+  const std::int64_t d = min64(b * tile, rows + nnz);
+  std::int64_t lo = max64(0, d - nnz), hi = min64(d, rows);
+  while (lo < hi) {  // the first r whose row end lies after nonzero d - r - 1
+    const std::int64_t mid = (lo + hi) / 2;
+    if (ptr[mid + 1] <= d - mid - 1)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  starts[b] = lo;
+}
+
+template <int ITEMS, class I, class T>
+__global__ void __launch_bounds__(kMergeThreads)
+    merge_kernel(std::int64_t rows, std::int64_t nnz, const std::int64_t* __restrict__ starts,
+                 const I* __restrict__ ptr, const I* __restrict__ idx, const T* __restrict__ val,
+                 const T* __restrict__ x, const T* __restrict__ y0, T* __restrict__ y, T alpha,
+                 T beta, std::int64_t* __restrict__ carry_row, T* __restrict__ carry_val, int l2) {
+  constexpr int kTile = ITEMS * kMergeThreads;
+  __shared__ I s_end[kTile];   // the row ends of the tile's rows (global nonzero offsets)
+  __shared__ T s_prod[kTile];  // the tile's products val * x
+  __shared__ T s_carry[kMergeThreads];
+  __shared__ int s_carry_row[kMergeThreads];
+  const cuda::L2Policy pol = cuda::l2_policy(l2);
+  const int t = threadIdx.x;
+  const std::int64_t d0 = blockIdx.x * static_cast<std::int64_t>(kTile);
+  const std::int64_t d1 = min64(d0 + kTile, rows + nnz);
+  const std::int64_t r0 = starts[blockIdx.x], r1 = starts[blockIdx.x + 1];
+  const std::int64_t k0 = d0 - r0;
+  const int nr = static_cast<int>(r1 - r0), nk = static_cast<int>(d1 - r1 - k0), len = nr + nk;
+
+  // Stage the row ends and the products, ITEMS loads a thread in flight at once.
+#pragma unroll
+  for (int u = 0; u < ITEMS; ++u) {
+    const int j = t + u * kMergeThreads;
+    if (j < nr) s_end[j] = cuda::ld_stream(ptr + r0 + 1 + j, pol.stream);
+  }
+  I c[ITEMS];
+  T v[ITEMS];
+#pragma unroll
+  for (int u = 0; u < ITEMS; ++u) {
+    const int j = t + u * kMergeThreads;
+    c[u] = j < nk ? cuda::ld_stream(idx + k0 + j, pol.stream) : I{};
+    v[u] = j < nk ? cuda::ld_stream(val + k0 + j, pol.stream) : T{};
+  }
+#pragma unroll
+  for (int u = 0; u < ITEMS; ++u) {
+    const int j = t + u * kMergeThreads;
+    if (j < nk) s_prod[j] = v[u] * cuda::ld_x(x + c[u], pol.x);
+  }
+  __syncthreads();
+
+  // This thread's ITEMS items of the tile: where its diagonal crosses the path.
+  const int dt = min(t * ITEMS, len);
+  int lo = max(0, dt - nk), hi = min(dt, nr);
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (s_end[mid] - k0 <= dt - mid - 1)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const int rs = lo;  // the row (of the tile) this thread starts in
+  int rr = lo, kk = dt - lo;
+  T sum{}, first{};
+  bool ends_first = false;  // whether the thread ends row rs (whose earlier part is not its own)
+#pragma unroll
+  for (int u = 0; u < ITEMS; ++u) {
+    if (dt + u >= len) break;
+    if (rr < nr && s_end[rr] - k0 <= kk) {  // row rr ends here
+      if (!ends_first) {
+        first = sum;
+        ends_first = true;
+      } else {  // a row wholly inside this thread's items
+        const std::int64_t i = r0 + rr;
+        cuda::st_stream(y + i, y0 ? alpha * sum + beta * y0[i] : alpha * sum, pol.stream);
+      }
+      sum = T{};
+      ++rr;
+    } else {
+      sum += s_prod[kk++];
+    }
+  }
+  s_carry[t] = sum;  // the part of row rr (not ended by this thread) in its items
+  s_carry_row[t] = rr;
+  __syncthreads();
+  if (ends_first) {  // add the parts of row rs that the threads before this one hold
+    for (int u = t - 1; u >= 0 && s_carry_row[u] == rs; --u) first += s_carry[u];
+    const std::int64_t i = r0 + rs;
+    cuda::st_stream(y + i, y0 ? alpha * first + beta * y0[i] : alpha * first, pol.stream);
+  }
+  if (t == kMergeThreads - 1) {  // the tile's carry-out: the part of row r1 it holds
+    T out{};
+    for (int u = t; u >= 0 && s_carry_row[u] == nr; --u) out += s_carry[u];
+    carry_row[blockIdx.x] = r1;
+    carry_val[blockIdx.x] = out;
+  }
+}
+
+// y[r] += alpha * (the carry-outs into row r), once a row: the first tile of each run of tiles
+// carrying into the same row adds the run's sum (a fixed order: the result is deterministic).
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    merge_fixup(std::int64_t tiles, std::int64_t rows, const std::int64_t* __restrict__ carry_row,
+                const T* __restrict__ carry_val, T* __restrict__ y, T alpha) {
+  const std::int64_t b = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
+  if (b >= tiles) return;
+  const std::int64_t r = carry_row[b];
+  if (r >= rows || (b > 0 && carry_row[b - 1] == r)) return;
+  T s{};
+  for (std::int64_t q = b; q < tiles && carry_row[q] == r; ++q) s += carry_val[q];
+  y[r] += alpha * s;
+}
+
 // y = beta*y0 (or 0) on the rows that chunks will add into.
 template <class T>
 __global__ void init_long_rows(const std::int64_t* __restrict__ rows, std::int64_t n,
@@ -159,10 +344,21 @@ std::int64_t grid_for(std::int64_t threads) {
   return (threads + kThreads - 1) / kThreads;
 }
 
+// merge's items a thread: the one asked for (0: kMergeItems), or the most below it whose tile
+// fits the shared memory (complex double with 64-bit indices: 6).
+template <class I, class T>
+int merge_items(int asked) {
+  const int want = asked ? asked : kMergeItems;
+  if (want >= 8 && merge_fits<8, I, T>()) return 8;
+  if (want >= 6 && merge_fits<6, I, T>()) return 6;
+  return 4;
+}
+
 template <class I, class T>
 class SpmvCudaRunner final : public cuda::CudaRunner {
  public:
-  SpmvCudaRunner(const SpmvProblem<I, T>& p, SpmvCudaKernel k) : p_(p), kernel_(k) {}
+  SpmvCudaRunner(const SpmvProblem<I, T>& p, SpmvCudaKernel k, const SpmvTuning& t)
+      : p_(p), kernel_(k), tuning_(t) {}
 
   void upload() override {
     const Csr<I, T>& a = *p_.full;
@@ -180,9 +376,20 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
       blocks_ = cuda::Buffer<RowBlock>(blocks.data(), blocks.size());
       long_rows_ = cuda::Buffer<std::int64_t>(long_rows.data(), long_rows.size());
     }
+    if (kernel_ == SpmvCudaKernel::vector_k || kernel_ == SpmvCudaKernel::merge) {
+      used_.l2 = tuning_.l2 ? tuning_.l2 : cuda::kL2Stream;
+      if (kernel_ == SpmvCudaKernel::vector_k)
+        used_.lanes =
+            tuning_.lanes
+                ? tuning_.lanes
+                : spmv_lanes(a.rows ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows)
+                                    : 0.0);
+    }
+    if (kernel_ == SpmvCudaKernel::merge) plan_merge(a);
   }
 
   void download() override { y_.download(p_.y, static_cast<std::size_t>(p_.full->rows)); }
+  nlohmann::json tuning() const override { return used_.to_json(); }
 
  protected:
   void launch() override {
@@ -215,27 +422,120 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
           MM_CUDA_LAUNCHED("spmv adaptive_kernel");
         }
         break;
+      case SpmvCudaKernel::vector_k:
+        launch_vector_k(rows, alpha, beta, y0);
+        break;
+      case SpmvCudaKernel::merge:
+        launch_merge(rows, alpha, beta, y0);
+        break;
     }
   }
 
+  // Lines that x kept (evict last) are made normal again, so that nothing run later, cuSPARSE
+  // in the same benchmark included, finds x held for it.
+  void after() override {
+    if (used_.l2 == cuda::kL2KeepX) MM_CUDA(cudaCtxResetPersistingL2Cache());
+  }
+
  private:
+  using D = dev_t<T>;
+
+  template <int K>
+  void launch_lanes(std::int64_t rows, D alpha, D beta, const D* y0) {
+    vector_k_kernel<K, I, D><<<grid_for(rows * K), kThreads>>>(
+        rows, ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0, y_.dev(), alpha, beta, used_.l2);
+    MM_CUDA_LAUNCHED("spmv vector_k_kernel");
+  }
+  void launch_vector_k(std::int64_t rows, D alpha, D beta, const D* y0) {
+    switch (used_.lanes) {
+      case 1:
+        launch_lanes<1>(rows, alpha, beta, y0);
+        break;
+      case 2:
+        launch_lanes<2>(rows, alpha, beta, y0);
+        break;
+      case 4:
+        launch_lanes<4>(rows, alpha, beta, y0);
+        break;
+      case 8:
+        launch_lanes<8>(rows, alpha, beta, y0);
+        break;
+      case 16:
+        launch_lanes<16>(rows, alpha, beta, y0);
+        break;
+      default:
+        launch_lanes<32>(rows, alpha, beta, y0);
+        break;
+    }
+  }
+
+  // The path's tiles, cut on the device once (the matrix is fixed across runs).
+  void plan_merge(const Csr<I, T>& a) {
+    used_.items = merge_items<I, T>(tuning_.items);
+    const std::int64_t tile = static_cast<std::int64_t>(used_.items) * kMergeThreads;
+    tiles_ = (a.rows + a.nnz() + tile - 1) / tile;
+    if (tiles_ == 0) return;
+    starts_ = cuda::Buffer<std::int64_t>(static_cast<std::size_t>(tiles_ + 1));
+    carry_row_ = cuda::Buffer<std::int64_t>(static_cast<std::size_t>(tiles_));
+    carry_val_ = cuda::Buffer<T>(static_cast<std::size_t>(tiles_));
+    merge_partition<I><<<grid_for(tiles_ + 1), kThreads>>>(a.rows, a.nnz(), tile, tiles_,
+                                                           ptr_.get(), starts_.get());
+    MM_CUDA_LAUNCHED("spmv merge_partition");
+    MM_CUDA(cudaDeviceSynchronize());
+  }
+
+  template <int ITEMS>
+  void launch_merge_items(std::int64_t rows, D alpha, D beta, const D* y0) {
+    if constexpr (merge_fits<ITEMS, I, D>()) {
+      merge_kernel<ITEMS, I, D><<<tiles_, kMergeThreads>>>(
+          rows, p_.full->nnz(), starts_.get(), ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0,
+          y_.dev(), alpha, beta, carry_row_.get(), carry_val_.dev(), used_.l2);
+      MM_CUDA_LAUNCHED("spmv merge_kernel");
+    }
+  }
+  void launch_merge(std::int64_t rows, D alpha, D beta, const D* y0) {
+    if (tiles_ == 0) return;
+    switch (used_.items) {
+      case 8:
+        launch_merge_items<8>(rows, alpha, beta, y0);
+        break;
+      case 6:
+        launch_merge_items<6>(rows, alpha, beta, y0);
+        break;
+      default:
+        launch_merge_items<4>(rows, alpha, beta, y0);
+        break;
+    }
+    if (tiles_ > 1) {
+      merge_fixup<D><<<grid_for(tiles_), kThreads>>>(tiles_, rows, carry_row_.get(),
+                                                     carry_val_.dev(), y_.dev(), alpha);
+      MM_CUDA_LAUNCHED("spmv merge_fixup");
+    }
+  }
+
   SpmvProblem<I, T> p_;
   SpmvCudaKernel kernel_;
+  SpmvTuning tuning_, used_;  // as asked; as resolved and run (the record's tuning)
   cuda::Buffer<I> ptr_, idx_;
   cuda::Buffer<T> val_, x_, y0_, y_;
   cuda::Buffer<RowBlock> blocks_;
   cuda::Buffer<std::int64_t> long_rows_;
+  std::int64_t tiles_ = 0;
+  cuda::Buffer<std::int64_t> starts_, carry_row_;
+  cuda::Buffer<T> carry_val_;
 };
 
 }  // namespace
 
 template <class I, class T>
-std::unique_ptr<Runner> make_spmv_cuda(const SpmvProblem<I, T>& p, SpmvCudaKernel k) {
-  return std::make_unique<SpmvCudaRunner<I, T>>(p, k);
+std::unique_ptr<Runner> make_spmv_cuda(const SpmvProblem<I, T>& p, SpmvCudaKernel k,
+                                       const SpmvTuning& t) {
+  return std::make_unique<SpmvCudaRunner<I, T>>(p, k, t);
 }
 
-#define MM_SPMV_CUDA(I, T) \
-  template std::unique_ptr<Runner> make_spmv_cuda<I, T>(const SpmvProblem<I, T>&, SpmvCudaKernel);
+#define MM_SPMV_CUDA(I, T)                                                                        \
+  template std::unique_ptr<Runner> make_spmv_cuda<I, T>(const SpmvProblem<I, T>&, SpmvCudaKernel, \
+                                                        const SpmvTuning&);
 MM_FOR_INDEX_VALUE_TYPES(MM_SPMV_CUDA)
 
 }  // namespace mm

@@ -8,10 +8,12 @@
 
 namespace mm {
 
-enum class SpmvCudaKernel { scalar, vector, adaptive };
+enum class SpmvCudaKernel { scalar, vector, adaptive, vector_k, merge };
 
+// T: the tuning keys of vector_k (lanes, l2) and merge (items, l2); the others take none.
 template <class I, class T>
-std::unique_ptr<Runner> make_spmv_cuda(const SpmvProblem<I, T>& p, SpmvCudaKernel k);
+std::unique_ptr<Runner> make_spmv_cuda(const SpmvProblem<I, T>& p, SpmvCudaKernel k,
+                                       const SpmvTuning& t = {});
 template <class I, class T>
 std::unique_ptr<Runner> make_spmv_cusparse(const SpmvProblem<I, T>& p);
 

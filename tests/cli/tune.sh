@@ -47,7 +47,7 @@ expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --profile
 expect_stderr '^mmjacobi: --profile: mmjacobi has nothing to profile$'
 
 # Tools whose operations have no keys refuse every key, and say so under --tune help.
-for tool in mmadd mmspmv mmtranspose; do
+for tool in mmadd mmtranspose; do
   expect_exit 0 $tool --tune help
   grep -qx "$tool has no tuning keys." out && pass "$tool --tune help: no keys" || fail "$tool --tune help: $(cat out)"
   expect_exit 2 $tool --tune foo=1 nosuch.mtx
@@ -90,6 +90,26 @@ expect_exit 0 mmjacobi A.mtx b.mtx --max-iter 5 --device cpu -o x.mtx --timing t
 json_check t_sys.jsonl "isinstance(r['tuning'], dict) and r['tuning'] == {}" "a system record carries tuning {}"
 expect_exit 0 mmspmv A.mtx --x ones --device cpu -o y.mtx --timing t_spmv.jsonl
 json_check t_spmv.jsonl "r['tuning'] == {} and 'profile' not in r" "an mmspmv record carries tuning {}"
+# mmspmv's keys are the GPU kernels' (cuda-vector-k, cuda-merge): listed, checked, unused on the CPU.
+expect_exit 0 mmspmv --tune help
+grep -Eq '^  lanes=0\|1\|2\|4\|8\|16\|32 +default 0: from the mean row length$' out &&
+  pass "mmspmv --tune help lists lanes" || fail "mmspmv --tune help: $(cat out)"
+expect_exit 2 mmspmv A.mtx --x ones --tune lanes=3
+expect_stderr 'lanes takes 0\|1\|2\|4\|8\|16\|32'
+expect_exit 0 mmspmv A.mtx --x ones --device cpu --tune items=4 -q --timing t_spmv2.jsonl
+expect_stderr '^mmspmv: warning: --tune items=4 not used by cpu-csr$'
+json_check t_spmv2.jsonl "r['tuning'] == {} and r['impl'] == 'cpu-csr'" "the CPU default records no tuning"
+if [[ $gpu ]]; then
+  # The default on the GPU: a kernel chosen from the row statistics, named in the record.
+  mmgen poisson2d --n 60 -o P.mtx
+  expect_exit 0 mmspmv P.mtx --x ones --device cuda -q --timing t_spmv3.jsonl
+  json_check t_spmv3.jsonl "r['impl'] == 'cuda-vector-k' and r['tuning'] == {'lanes': 4, 'l2': 'stream'}" \
+    "even rows: cuda-vector-k, 4 lanes for rows of 5"
+  mmgen powerlaw --rows 3000 --cols 3000 --nnz-per-row 8 --alpha 1.5 --seed 2 -o L.mtx
+  expect_exit 0 mmspmv L.mtx --x ones --device cuda --tune items=6 -q --timing t_spmv4.jsonl
+  json_check t_spmv4.jsonl "r['impl'] == 'cuda-merge' and r['tuning'] == {'items': 6, 'l2': 'stream'}" \
+    "power-law rows: cuda-merge, items as asked"
+fi
 
 if [[ $gpu ]]; then
   # N = 64 in double: one warp covers a row, so 16 warps take 16 rows of y; 62 planes in 3 chunks.

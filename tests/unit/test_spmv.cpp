@@ -62,6 +62,144 @@ void check_general_impls(Device device) {
   EXPECT_GT(ran, 0) << "no implementation for this device";
 }
 
+// cuda-vector-k at every lane count and cuda-merge at every tile size, under every L2 mode,
+// against ref: the awkward shapes plus rows spanning many merge tiles, tiles of row ends only
+// (mostly empty rows) and power-law-like row lengths.
+template <class I, class T>
+void check_cuda_tunings() {
+  auto shapes = test::awkward_shapes();
+  shapes.push_back({"long-rows", 40, 20000, 0.0005, false, true});  // row 0: ~10 tiles
+  shapes.push_back({"mostly-empty", 6000, 50, 0.001, true});        // tiles without nonzeros
+  shapes.push_back({"one-dense-row", 1, 9000, 1.0});                // 1 x 9000, a single row
+  shapes.push_back({"tall-thin", 9000, 1, 0.7, true});              // a column
+  std::vector<std::pair<std::string, SpmvTuning>> runs;
+  for (const int lanes : {1, 2, 4, 8, 16, 32})
+    runs.push_back({"cuda-vector-k", SpmvTuning{.lanes = lanes}});
+  for (const int items : {4, 6, 8}) runs.push_back({"cuda-merge", SpmvTuning{.items = items}});
+  for (const int l2 : {1, 3}) {
+    runs.push_back({"cuda-vector-k", SpmvTuning{.l2 = l2}});
+    runs.push_back({"cuda-merge", SpmvTuning{.l2 = l2}});
+  }
+  // Power-law-like rows: lengths 1 / u^2 (a few hundred at most), in a random order.
+  Csr<I, T> pl;
+  {
+    std::mt19937_64 rng(5);
+    Coo<I, T> c;
+    c.rows = 3000;
+    c.cols = 2000;
+    for (std::int64_t i = 0; i < c.rows; ++i) {
+      const double u = (static_cast<double>(rng() >> 11) + 1) * 0x1p-53;
+      const auto len = std::min<std::int64_t>(c.cols, static_cast<std::int64_t>(1 / (u * u)));
+      for (std::int64_t j = 0; j < len; ++j) {
+        c.row.push_back(static_cast<I>(i));
+        c.col.push_back(static_cast<I>((j * 7919 + i) % c.cols));
+        c.val.push_back(test::random_value<T>(rng));
+      }
+    }
+    pl = coo_to_csr(c);
+  }
+  std::uint64_t seed = 100;
+  for (std::size_t m = 0; m <= shapes.size(); ++m) {
+    const auto a = m < shapes.size() ? test::random_csr<I, T>(shapes[m], seed++) : pl;
+    const std::string name = m < shapes.size() ? shapes[m].name : "power-law-like";
+    const auto x = test::random_vector<T>(a.cols, seed++);
+    const auto y0 = test::random_vector<T>(a.rows, seed++);
+    for (const T beta : {T(0), T(-2)}) {
+      std::vector<T> want = y0;
+      spmv_ref(a, x.data(), want.data(), T(0.75), beta);
+      for (const auto& [impl_name, tuning] : runs) {
+        const auto* impl = &spmv_impls<I, T>().front();
+        for (const auto& i : spmv_impls<I, T>())
+          if (i.name == impl_name) impl = &i;
+        ASSERT_EQ(impl->name, impl_name);
+        std::vector<T> y(static_cast<std::size_t>(a.rows), test::poison<T>());
+        SpmvProblem<I, T> p{&a,        nullptr,  Symmetry::general, x.data(),
+                            y0.data(), y.data(), T(0.75),           beta};
+        auto r = impl->make(p, tuning);
+        r->upload();
+        r->run();
+        r->timed_run();
+        r->download();
+        const std::string what = impl_name + " " + tuning.to_json().dump() + " on " + name;
+        test::expect_close(y, want, test::tolerance<T>(a.cols), what);
+        // The record's tuning holds what ran: the key asked for, resolved where it was 0.
+        const nlohmann::json used = r->tuning();
+        if (tuning.lanes) {
+          EXPECT_EQ(used.value("lanes", 0), tuning.lanes) << what;
+        }
+        if (tuning.items && (tuning.items < 8 || sizeof(I) + sizeof(T) < 24)) {
+          EXPECT_EQ(used.value("items", 0), tuning.items) << what;
+        }
+        EXPECT_EQ(used.count(impl_name == "cuda-merge" ? "items" : "lanes"), 1u) << what;
+        EXPECT_EQ(used.value("l2", ""), tuning.l2 == 1   ? "plain"
+                                        : tuning.l2 == 3 ? "keep-x"
+                                                         : "stream")
+            << what;
+      }
+    }
+  }
+}
+
+TYPED_TEST(SpmvTypes, CudaTuningsMatchRef) {
+  MM_REQUIRE_GPU();
+  check_cuda_tunings<typename TypeParam::first_type, typename TypeParam::second_type>();
+}
+
+TEST(Spmv, RowStatisticsByHand) {
+  // Rows of 4, 0, 2 and 2 entries: mean 2, max 4, standard deviation sqrt(2): cv 0.7071.
+  Csr<std::int32_t, double> a;
+  a.rows = 4;
+  a.cols = 5;
+  a.ptr = {0, 4, 4, 6, 8};
+  a.idx = {0, 1, 2, 3, 0, 4, 1, 2};
+  a.val.assign(8, 1.0);
+  const SpmvRowStats s = spmv_row_stats(a);
+  EXPECT_EQ(s.rows, 4);
+  EXPECT_EQ(s.nnz, 8);
+  EXPECT_EQ(s.max, 4);
+  EXPECT_DOUBLE_EQ(s.mean, 2.0);
+  EXPECT_NEAR(s.cv, std::sqrt(2.0) / 2.0, 1e-15);
+  const SpmvRowStats e = spmv_row_stats(Csr<std::int32_t, double>{});
+  EXPECT_EQ(e.rows, 0);
+  EXPECT_EQ(e.cv, 0.0);
+}
+
+TEST(Spmv, LanesFollowTheMeanRowLength) {
+  EXPECT_EQ(spmv_lanes(0), 2);
+  EXPECT_EQ(spmv_lanes(3.9), 2);
+  EXPECT_EQ(spmv_lanes(5), 4);
+  EXPECT_EQ(spmv_lanes(8), 8);
+  EXPECT_EQ(spmv_lanes(31), 16);
+  EXPECT_EQ(spmv_lanes(1e6), 32);
+}
+
+TEST(Spmv, ChoiceFollowsTheRowStatistics) {
+  // Even rows (a 2D Poisson matrix: 5 a row, cv 0.1): K lanes a row.
+  EXPECT_EQ(spmv_cuda_choice({2250000, 11244000, 5, 4.997, 0.05}), "cuda-vector-k");
+  // Uniform random rows of 8: even too.
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 8, 8.0, 0.0}), "cuda-vector-k");
+  // Power-law rows (spread, rows of thousands) and a few full rows: equal tiles.
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 42000, 8.0, 3.5}), "cuda-merge");
+  EXPECT_EQ(spmv_cuda_choice({1000000, 14000000, 1000000, 14.0, 0.3}), "cuda-merge");
+}
+
+TEST(Spmv, TuningKeysParse) {
+  const SpmvTuning t = SpmvTuning::from(TuneArgs({"lanes=8", "items=6", "l2=keep-x"}));
+  EXPECT_EQ(t.lanes, 8);
+  EXPECT_EQ(t.items, 6);
+  EXPECT_EQ(t.l2, 3);
+  EXPECT_EQ(t.to_json(), (nlohmann::json{{"lanes", 8}, {"items", 6}, {"l2", "keep-x"}}));
+  EXPECT_EQ(SpmvTuning{}.to_json(), nlohmann::json::object());
+  EXPECT_THROW(SpmvTuning::from(TuneArgs({"lanes=3"})), UsageError);
+  EXPECT_THROW(SpmvTuning::from(TuneArgs({"items=16"})), UsageError);
+  EXPECT_THROW(SpmvTuning::from(TuneArgs({"l2=last"})), UsageError);
+}
+
+TEST(Spmv, DefaultOnTheCpuIsTheListsFirst) {
+  const auto a = test::random_csr<std::int32_t, double>({"t", 50, 50, 0.1}, 3);
+  EXPECT_EQ(spmv_default_impl(a, Device::cpu).name, "cpu-csr");
+}
+
 TYPED_TEST(SpmvTypes, CpuImplsMatchRefOnAwkwardShapes) {
   check_general_impls<typename TypeParam::first_type, typename TypeParam::second_type>(Device::cpu);
 }
