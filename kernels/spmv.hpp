@@ -45,8 +45,8 @@ struct SpmvTuning {
   // cuda-merge: merge-path items (row ends and nonzeros) a thread, 4, 6 or 8 (0: 8; 4 for
   // 16-byte values, whose tile must fit the shared memory).
   int items = 0;
-  // L2 hints of the new kernels: 1 plain loads; 2 the matrix and y streamed (evict first);
-  // 3 streamed and x kept (evict last). 0: 2.
+  // L2 hints of cuda-vector-k, cuda-adaptive and cuda-merge: 1 plain loads; 2 the matrix and
+  // y streamed (evict first); 3 streamed and x kept (evict last). 0: 3.
   int l2 = 0;
 
   static const TuneKeys& keys();
@@ -81,8 +81,8 @@ template <class I, class T>
 SpmvRowStats spmv_row_stats(const Csr<I, T>& a);
 
 // The GPU kernel for a matrix of these row statistics, by name (an entry of spmv_impls):
-// cuda-vector-k where rows are even, cuda-merge where a few long rows or a wide spread would
-// leave lanes idle. The rule and the measurements behind it: spmv_impls.cpp.
+// cuda-vector-k where rows are even, cuda-adaptive where a few long rows or a wide spread
+// would leave lanes idle. The rule and the measurements behind it: spmv_impls.cpp.
 std::string spmv_cuda_choice(const SpmvRowStats& s);
 // cuda-vector-k's lanes a row for a mean row length (its default): the power of two nearest
 // the mean, 2..32.

@@ -70,7 +70,7 @@ const std::vector<std::string> kL2Words = {"plain", "stream", "keep-x"};  // Spm
 const TuneKeys& SpmvTuning::keys() {
   static const TuneKeys k{
       "spmv",
-      "the GPU kernels cuda-vector-k (lanes, l2) and cuda-merge (items, l2)",
+      "the GPU kernels cuda-vector-k (lanes, l2), cuda-adaptive (l2) and cuda-merge (items, l2)",
       {{"lanes", "0|1|2|4|8|16|32",
         "cuda-vector-k: lanes that share a row; 0: the power of two nearest the mean row length "
         "(2..32)",
@@ -80,9 +80,9 @@ const TuneKeys& SpmvTuning::keys() {
         "fewer where a tile would not fit the shared memory (complex double, 64-bit indices: 6)",
         "0: 8"},
        {"l2", "plain|stream|keep-x",
-        "L2 hints: none; the matrix and y streamed (evict first) so that x stays; and x kept "
-        "(evict last)",
-        "stream", true}}};
+        "L2 hints: none; the matrix and y streamed (evict first) so that x stays; that and x "
+        "kept (evict last)",
+        "keep-x", true}}};
   return k;
 }
 
@@ -128,10 +128,11 @@ int spmv_lanes(double mean_row) {
 
 std::string spmv_cuda_choice(const SpmvRowStats& s) {
   // vector-k leaves a group's lanes idle for all but its longest row's length: on even rows
-  // it streams fastest, on spread or a few very long rows merge's equal tiles win.
+  // it streams fastest; on spread rows or a few very long ones adaptive's blocks, balanced by
+  // nonzeros, win.
   if (s.cv <= 0.5 && static_cast<double>(s.max) <= 4.0 * std::max(s.mean, 8.0))
     return "cuda-vector-k";
-  return "cuda-merge";
+  return "cuda-adaptive";
 }
 
 template <class I, class T>
@@ -157,20 +158,22 @@ const ImplList<SpmvMake<I, T>>& spmv_impls() {
         return make_spmv_cuda(p, k, t);
       }};
     };
-    l.push_back({"cuda-merge", Device::cuda,
-                 "merge-path tiles of equal work over row ends and nonzeros, one carry fix-up",
-                 cuda(SpmvCudaKernel::merge)});
     l.push_back({"cuda-vector-k", Device::cuda,
                  "k lanes a row (k from the mean row length), the matrix streamed past x in L2",
                  cuda(SpmvCudaKernel::vector_k)});
     l.push_back({"cuda-adaptive", Device::cuda,
-                 "row blocks balanced by nonzeros, staged in shared memory",
+                 "row blocks balanced by nonzeros, staged in shared memory, x kept in L2",
                  cuda(SpmvCudaKernel::adaptive)});
     const SpmvMake<I, T> cusparse{
         .fn = [](const SpmvProblem<I, T>& p, const SpmvTuning&) { return make_spmv_cusparse(p); }};
     l.push_back({"cusparse", Device::cuda, "cuSPARSE SpMV (CSR_ALG1)", cusparse});
     l.push_back({"cuda-vector", Device::cuda, "a warp per row", cuda(SpmvCudaKernel::vector)});
     l.push_back({"cuda-scalar", Device::cuda, "a thread per row", cuda(SpmvCudaKernel::scalar)});
+    // Load balanced by construction, but its staging and walk cost more than they save here
+    // (0.5-0.7x cuSPARSE on the H100: bench/results/spmv_gpu_h100_*.md).
+    l.push_back({"cuda-merge", Device::cuda,
+                 "merge-path tiles of equal work over row ends and nonzeros, one carry fix-up",
+                 cuda(SpmvCudaKernel::merge), ImplKind::experimental});
 #endif
     return l;
   }();

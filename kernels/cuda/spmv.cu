@@ -70,33 +70,40 @@ struct RowBlock {
 constexpr int kDirectRowMax = 32;
 constexpr std::int64_t kDirectSpan = 1 << 16;
 
-template <class I, class T>
+// HINTED: the loads under the L2 mode L2's policies (x kept by default); else plain loads.
+template <bool HINTED, class I, class T>
 __global__ void __launch_bounds__(kThreads)
     adaptive_kernel(const RowBlock* __restrict__ blocks, const I* __restrict__ ptr,
                     const I* __restrict__ idx, const T* __restrict__ val, const T* __restrict__ x,
-                    const T* __restrict__ y0, T* __restrict__ y, T alpha, T beta) {
+                    const T* __restrict__ y0, T* __restrict__ y, T alpha, T beta, int l2) {
   __shared__ T prod[kBlockNnz];
+  const cuda::L2Policy pol = HINTED ? cuda::l2_policy(l2) : cuda::L2Policy{};
+  const auto ld = [&](const auto* p) { return cuda::ld_s<HINTED>(p, pol.stream); };
+  const auto ldx = [&](const T* p) { return cuda::ld_xs<HINTED>(p, pol.x); };
   const RowBlock b = blocks[blockIdx.x];
   const int t = threadIdx.x;
   if (b.kind == kDirect) {
     const std::int64_t i = b.row0 + t;
     if (i < b.row1) {
       T s{};
-      for (I k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * cuda::ldg(x + idx[k]);
+      const I e = ld(ptr + i + 1);
+      for (I k = ld(ptr + i); k < e; ++k) s += ld(val + k) * ldx(x + ld(idx + k));
       y[i] = y0 ? alpha * s + beta * y0[i] : alpha * s;
     }
     return;
   }
   if (b.kind == kChunk) {  // part of a row too long for one block: partial sums meet in y
     T s{};
-    for (std::int64_t k = b.k0 + t; k < b.k1; k += kThreads) s += val[k] * cuda::ldg(x + idx[k]);
+    for (std::int64_t k = b.k0 + t; k < b.k1; k += kThreads)
+      s += ld(val + k) * ldx(x + ld(idx + k));
     s = cuda::block_sum<kThreads>(s);
     if (t == 0) cuda::atomic_add(y + b.row0, alpha * s);
     return;
   }
   // Stage the block's products: coalesced reads of val and idx, one pass.
-  const std::int64_t k0 = ptr[b.row0], n = ptr[b.row1] - k0;
-  for (std::int64_t k = t; k < n; k += kThreads) prod[k] = val[k0 + k] * cuda::ldg(x + idx[k0 + k]);
+  const std::int64_t k0 = ld(ptr + b.row0), n = ld(ptr + b.row1) - k0;
+  for (std::int64_t k = t; k < n; k += kThreads)
+    prod[k] = ld(val + k0 + k) * ldx(x + ld(idx + k0 + k));
   __syncthreads();
   const std::int64_t nrows = b.row1 - b.row0;
   if (nrows <= kWarpRowsMax) {  // few, longer rows: a warp reduces each
@@ -376,8 +383,9 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
       blocks_ = cuda::Buffer<RowBlock>(blocks.data(), blocks.size());
       long_rows_ = cuda::Buffer<std::int64_t>(long_rows.data(), long_rows.size());
     }
-    if (kernel_ == SpmvCudaKernel::vector_k || kernel_ == SpmvCudaKernel::merge) {
-      used_.l2 = tuning_.l2 ? tuning_.l2 : cuda::kL2Stream;
+    if (kernel_ == SpmvCudaKernel::vector_k || kernel_ == SpmvCudaKernel::merge ||
+        kernel_ == SpmvCudaKernel::adaptive) {
+      used_.l2 = tuning_.l2 ? tuning_.l2 : cuda::kL2KeepX;
       if (kernel_ == SpmvCudaKernel::vector_k)
         used_.lanes =
             tuning_.lanes
@@ -416,9 +424,10 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
           MM_CUDA_LAUNCHED("spmv init_long_rows");
         }
         if (blocks_.size()) {
-          adaptive_kernel<I, D><<<blocks_.size(), kThreads>>>(blocks_.get(), ptr_.get(), idx_.get(),
-                                                              val_.dev(), x_.dev(), y0, y_.dev(),
-                                                              alpha, beta);
+          const auto go = used_.l2 == cuda::kL2Plain ? adaptive_kernel<false, I, D>
+                                                     : adaptive_kernel<true, I, D>;
+          go<<<blocks_.size(), kThreads>>>(blocks_.get(), ptr_.get(), idx_.get(), val_.dev(),
+                                           x_.dev(), y0, y_.dev(), alpha, beta, used_.l2);
           MM_CUDA_LAUNCHED("spmv adaptive_kernel");
         }
         break;

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cuda/std/complex>
 
+#include "cuda/warp.cuh"
+
 namespace mm::cuda {
 
 // The --tune l2 modes (SpmvTuning::l2): plain loads; the matrix and y streamed (evict first);
@@ -24,14 +26,13 @@ __device__ __forceinline__ L2Policy l2_policy(int mode) {
   return {mode >= kL2Stream ? first : normal, mode == kL2KeepX ? last : normal};
 }
 
-// ld_stream: a read-only load that skips L1 (each element is read once) under POL;
-// ld_x: a read-only load through L1 under POL; st_stream: a store that skips L1 under POL.
+// ld_stream and ld_x: read-only loads under POL (through L1: a lane reading a row in steps
+// finds the rest of its sector there; skipping L1 measured slower on the H100);
+// st_stream: a store that skips L1 under POL.
 #define MM_SPMV_ACCESS(T, PTX, C)                                                                 \
   __device__ __forceinline__ T ld_stream(const T* p, std::uint64_t pol) {                         \
     T v;                                                                                          \
-    asm("ld.global.nc.L1::no_allocate.L2::cache_hint." PTX " %0, [%1], %2;"                       \
-        : "=" C(v)                                                                                \
-        : "l"(p), "l"(pol));                                                                      \
+    asm("ld.global.nc.L2::cache_hint." PTX " %0, [%1], %2;" : "=" C(v) : "l"(p), "l"(pol));       \
     return v;                                                                                     \
   }                                                                                               \
   __device__ __forceinline__ T ld_x(const T* p, std::uint64_t pol) {                              \
@@ -69,6 +70,22 @@ __device__ __forceinline__ void st_stream(::cuda::std::complex<R>* p, ::cuda::st
   R* q = reinterpret_cast<R*>(p);
   st_stream(q, v.real(), pol);
   st_stream(q + 1, v.imag(), pol);
+}
+
+// HINTED: ld_stream / ld_x under POL; else plain loads (x through the read-only path).
+template <bool HINTED, class T>
+__device__ __forceinline__ T ld_s(const T* p, std::uint64_t pol) {
+  if constexpr (HINTED)
+    return ld_stream(p, pol);
+  else
+    return *p;
+}
+template <bool HINTED, class T>
+__device__ __forceinline__ T ld_xs(const T* p, std::uint64_t pol) {
+  if constexpr (HINTED)
+    return ld_x(p, pol);
+  else
+    return ldg(p);
 }
 
 }  // namespace mm::cuda

@@ -90,7 +90,7 @@ expect_exit 0 mmjacobi A.mtx b.mtx --max-iter 5 --device cpu -o x.mtx --timing t
 json_check t_sys.jsonl "isinstance(r['tuning'], dict) and r['tuning'] == {}" "a system record carries tuning {}"
 expect_exit 0 mmspmv A.mtx --x ones --device cpu -o y.mtx --timing t_spmv.jsonl
 json_check t_spmv.jsonl "r['tuning'] == {} and 'profile' not in r" "an mmspmv record carries tuning {}"
-# mmspmv's keys are the GPU kernels' (cuda-vector-k, cuda-merge): listed, checked, unused on the CPU.
+# mmspmv's keys are the GPU kernels' (cuda-vector-k, -adaptive, -merge): listed, checked, unused on the CPU.
 expect_exit 0 mmspmv --tune help
 grep -Eq '^  lanes=0\|1\|2\|4\|8\|16\|32 +default 0: from the mean row length$' out &&
   pass "mmspmv --tune help lists lanes" || fail "mmspmv --tune help: $(cat out)"
@@ -103,12 +103,15 @@ if [[ $gpu ]]; then
   # The default on the GPU: a kernel chosen from the row statistics, named in the record.
   mmgen poisson2d --n 60 -o P.mtx
   expect_exit 0 mmspmv P.mtx --x ones --device cuda -q --timing t_spmv3.jsonl
-  json_check t_spmv3.jsonl "r['impl'] == 'cuda-vector-k' and r['tuning'] == {'lanes': 4, 'l2': 'stream'}" \
-    "even rows: cuda-vector-k, 4 lanes for rows of 5"
+  json_check t_spmv3.jsonl "r['impl'] == 'cuda-vector-k' and r['tuning']['l2'] == 'keep-x' and r['tuning']['lanes'] in (1, 2, 4)" \
+    "even rows: cuda-vector-k, its lanes recorded"
   mmgen powerlaw --rows 3000 --cols 3000 --nnz-per-row 8 --alpha 1.5 --seed 2 -o L.mtx
-  expect_exit 0 mmspmv L.mtx --x ones --device cuda --tune items=6 -q --timing t_spmv4.jsonl
-  json_check t_spmv4.jsonl "r['impl'] == 'cuda-merge' and r['tuning'] == {'items': 6, 'l2': 'stream'}" \
-    "power-law rows: cuda-merge, items as asked"
+  expect_exit 0 mmspmv L.mtx --x ones --device cuda --tune l2=stream -q --timing t_spmv4.jsonl
+  json_check t_spmv4.jsonl "r['impl'] == 'cuda-adaptive' and r['tuning'] == {'l2': 'stream'}" \
+    "power-law rows: cuda-adaptive, l2 as asked"
+  expect_exit 0 mmspmv L.mtx --x ones --device cuda --impl cuda-merge --tune items=6 -q --timing t_spmv5.jsonl
+  json_check t_spmv5.jsonl "r['impl'] == 'cuda-merge' and r['tuning'] == {'items': 6, 'l2': 'keep-x'}" \
+    "cuda-merge records its items"
 fi
 
 if [[ $gpu ]]; then

@@ -76,9 +76,10 @@ void check_cuda_tunings() {
   for (const int lanes : {1, 2, 4, 8, 16, 32})
     runs.push_back({"cuda-vector-k", SpmvTuning{.lanes = lanes}});
   for (const int items : {4, 6, 8}) runs.push_back({"cuda-merge", SpmvTuning{.items = items}});
-  for (const int l2 : {1, 3}) {
+  for (const int l2 : {1, 2, 3}) {
     runs.push_back({"cuda-vector-k", SpmvTuning{.l2 = l2}});
     runs.push_back({"cuda-merge", SpmvTuning{.l2 = l2}});
+    runs.push_back({"cuda-adaptive", SpmvTuning{.l2 = l2}});
   }
   // Power-law-like rows: lengths 1 / u^2 (a few hundred at most), in a random order.
   Csr<I, T> pl;
@@ -130,11 +131,11 @@ void check_cuda_tunings() {
         if (tuning.items && (tuning.items < 8 || sizeof(I) + sizeof(T) < 24)) {
           EXPECT_EQ(used.value("items", 0), tuning.items) << what;
         }
-        EXPECT_EQ(used.count(impl_name == "cuda-merge" ? "items" : "lanes"), 1u) << what;
-        EXPECT_EQ(used.value("l2", ""), tuning.l2 == 1   ? "plain"
-                                        : tuning.l2 == 3 ? "keep-x"
-                                                         : "stream")
-            << what;
+        if (impl_name != "cuda-adaptive") {
+          EXPECT_EQ(used.count(impl_name == "cuda-merge" ? "items" : "lanes"), 1u) << what;
+        }
+        const char* l2 = tuning.l2 == 1 ? "plain" : tuning.l2 == 2 ? "stream" : "keep-x";
+        EXPECT_EQ(used.value("l2", ""), l2) << what;
       }
     }
   }
@@ -178,9 +179,9 @@ TEST(Spmv, ChoiceFollowsTheRowStatistics) {
   EXPECT_EQ(spmv_cuda_choice({2250000, 11244000, 5, 4.997, 0.05}), "cuda-vector-k");
   // Uniform random rows of 8: even too.
   EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 8, 8.0, 0.0}), "cuda-vector-k");
-  // Power-law rows (spread, rows of thousands) and a few full rows: equal tiles.
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 42000, 8.0, 3.5}), "cuda-merge");
-  EXPECT_EQ(spmv_cuda_choice({1000000, 14000000, 1000000, 14.0, 0.3}), "cuda-merge");
+  // Power-law rows (spread, rows of thousands) and a few full rows: blocks by nonzeros.
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 42000, 8.0, 3.5}), "cuda-adaptive");
+  EXPECT_EQ(spmv_cuda_choice({1000000, 14000000, 1000000, 14.0, 0.3}), "cuda-adaptive");
 }
 
 TEST(Spmv, TuningKeysParse) {
