@@ -107,10 +107,11 @@ int main(int argc, char** argv) {
   if (sweep && dev == Device::cuda) {
     for (const int lanes : {1, 2, 4, 8, 16})
       sweeps.push_back({"cuda-vector-k", SpmvTuning{.lanes = lanes}});
-    sweeps.push_back({"cuda-vector-k", SpmvTuning{.lanes = 1, .l2 = 2}});
-    sweeps.push_back({"cuda-vector-k", SpmvTuning{.lanes = 2, .l2 = 2}});
-    sweeps.push_back({"cuda-merge", SpmvTuning{.items = 4}});
-    for (const int l2 : {1, 2}) sweeps.push_back({"cuda-adaptive", SpmvTuning{.l2 = l2}});
+    for (const int l2 : {1, 2}) {
+      sweeps.push_back({"cuda-vector-k", SpmvTuning{.lanes = 2, .l2 = l2}});
+      sweeps.push_back({"cuda-adaptive", SpmvTuning{.l2 = l2}});
+    }
+    sweeps.push_back({"cuda-merge", SpmvTuning{.items = 8}});
   }
   const int threads = omp_get_max_threads();
   const double copy = dev == Device::cuda ? cuda_copy_gbps(std::size_t{1} << 30)

@@ -42,8 +42,8 @@ struct SpmvTuning {
   // cuda-vector-k: lanes that share a row, a power of two 1..32 (0: from the mean row length,
   // spmv_lanes).
   int lanes = 0;
-  // cuda-merge: merge-path items (row ends and nonzeros) a thread, 4, 6 or 8 (0: 8; 4 for
-  // 16-byte values, whose tile must fit the shared memory).
+  // cuda-merge: merge-path items (row ends and nonzeros) a thread, 4, 6 or 8 (0: 4; at most 6
+  // for complex double with 64-bit indices, whose tile must fit the shared memory).
   int items = 0;
   // L2 hints of cuda-vector-k, cuda-adaptive and cuda-merge: 1 plain loads; 2 the matrix and
   // y streamed (evict first); 3 streamed and x kept (evict last). 0: 3.
@@ -80,12 +80,13 @@ struct SpmvRowStats {
 template <class I, class T>
 SpmvRowStats spmv_row_stats(const Csr<I, T>& a);
 
-// The GPU kernel for a matrix of these row statistics, by name (an entry of spmv_impls):
-// cuda-vector-k where rows are even, cuda-adaptive where a few long rows or a wide spread
-// would leave lanes idle. The rule and the measurements behind it: spmv_impls.cpp.
+// The GPU implementation for a matrix of these row statistics, by name (an entry of
+// spmv_impls): cuda-vector-k where rows are even, cuda-adaptive where a few very long rows
+// hold much of the matrix, cuSPARSE for spread rows between. The rule and the measurements
+// behind it: spmv_impls.cpp.
 std::string spmv_cuda_choice(const SpmvRowStats& s);
-// cuda-vector-k's lanes a row for a mean row length (its default): the power of two nearest
-// the mean, 2..32.
+// cuda-vector-k's lanes a row for a mean row length (its default): about 4 nonzeros a lane,
+// a power of two 2..32.
 int spmv_lanes(double mean_row);
 
 // The implementation mmspmv runs when none is named: on the GPU the kernel of

@@ -72,13 +72,13 @@ const TuneKeys& SpmvTuning::keys() {
       "spmv",
       "the GPU kernels cuda-vector-k (lanes, l2), cuda-adaptive (l2) and cuda-merge (items, l2)",
       {{"lanes", "0|1|2|4|8|16|32",
-        "cuda-vector-k: lanes that share a row; 0: the power of two nearest the mean row length "
-        "(2..32)",
+        "cuda-vector-k: lanes that share a row; 0: about 4 nonzeros a lane (a power of two "
+        "2..32 from the mean row length)",
         "0: from the mean row length"},
        {"items", "0|4|6|8",
         "cuda-merge: merge-path items (row ends and nonzeros) a thread, 256 threads a tile; "
         "fewer where a tile would not fit the shared memory (complex double, 64-bit indices: 6)",
-        "0: 8"},
+        "0: 4"},
        {"l2", "plain|stream|keep-x",
         "L2 hints: none; the matrix and y streamed (evict first) so that x stays; that and x "
         "kept (evict last)",
@@ -121,18 +121,26 @@ SpmvRowStats spmv_row_stats(const Csr<I, T>& a) {
 }
 
 int spmv_lanes(double mean_row) {
+  // About 4 nonzeros a lane (one unrolled batch of loads): the nearest power of two to
+  // mean/4 on a log scale, 2..32. On the H100 (bench/results/spmv_gpu_h100_*.md) 2 lanes
+  // beat 4 and 8 on rows of 5-7 (92-101% of copy against 72-92%), and tie on rows of 8.
   int k = 2;
-  while (k < 32 && 2.0 * k <= mean_row) k *= 2;  // nearest on a log scale: k <= mean < 2k
+  while (k < 32 && 4.0 * k * std::sqrt(2.0) <= mean_row) k *= 2;
   return k;
 }
 
 std::string spmv_cuda_choice(const SpmvRowStats& s) {
-  // vector-k leaves a group's lanes idle for all but its longest row's length: on even rows
-  // it streams fastest; on spread rows or a few very long ones adaptive's blocks, balanced by
-  // nonzeros, win.
+  // Measured on the H100 (bench/results/spmv_gpu_h100_*.md), x cuSPARSE:
+  //  - even rows (cv <= 0.5, no row beyond 4x the mean or 32): cuda-vector-k, 1.07-1.49x
+  //    (it leaves a group's lanes idle for all but its longest row's length, so only there);
+  //  - a few rows holding a large share of the nonzeros (cv >= 20: four full rows of 1M among
+  //    rows of 10 has cv 143): cuda-adaptive, whose long-row chunks spread over the GPU, 1.12x;
+  //  - spread rows between (power-law, alpha 1.5 to 3: cv 0.6-7): cuSPARSE, where
+  //    cuda-adaptive and cuda-merge reach 0.94-1.00x.
   if (s.cv <= 0.5 && static_cast<double>(s.max) <= 4.0 * std::max(s.mean, 8.0))
     return "cuda-vector-k";
-  return "cuda-adaptive";
+  if (s.cv >= 20) return "cuda-adaptive";
+  return "cusparse";
 }
 
 template <class I, class T>

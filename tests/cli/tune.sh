@@ -103,12 +103,16 @@ if [[ $gpu ]]; then
   # The default on the GPU: a kernel chosen from the row statistics, named in the record.
   mmgen poisson2d --n 60 -o P.mtx
   expect_exit 0 mmspmv P.mtx --x ones --device cuda -q --timing t_spmv3.jsonl
-  json_check t_spmv3.jsonl "r['impl'] == 'cuda-vector-k' and r['tuning']['l2'] == 'keep-x' and r['tuning']['lanes'] in (1, 2, 4)" \
-    "even rows: cuda-vector-k, its lanes recorded"
+  json_check t_spmv3.jsonl "r['impl'] == 'cuda-vector-k' and r['tuning'] == {'lanes': 2, 'l2': 'keep-x'}" \
+    "even rows: cuda-vector-k, 2 lanes for rows of 5, x kept"
+  # Power-law rows (cv 2.6): cuSPARSE, which takes no keys.
   mmgen powerlaw --rows 3000 --cols 3000 --nnz-per-row 8 --alpha 1.5 --seed 2 -o L.mtx
-  expect_exit 0 mmspmv L.mtx --x ones --device cuda --tune l2=stream -q --timing t_spmv4.jsonl
-  json_check t_spmv4.jsonl "r['impl'] == 'cuda-adaptive' and r['tuning'] == {'l2': 'stream'}" \
-    "power-law rows: cuda-adaptive, l2 as asked"
+  expect_exit 0 mmspmv L.mtx --x ones --device cuda --tune lanes=4 -q --timing t_spmv4.jsonl
+  expect_stderr '^mmspmv: warning: --tune lanes=4 not used by cusparse$'
+  json_check t_spmv4.jsonl "r['impl'] == 'cusparse' and r['tuning'] == {}" "power-law rows: cuSPARSE"
+  expect_exit 0 mmspmv L.mtx --x ones --device cuda --impl cuda-adaptive --tune l2=stream -q --timing t_spmv6.jsonl
+  json_check t_spmv6.jsonl "r['impl'] == 'cuda-adaptive' and r['tuning'] == {'l2': 'stream'}" \
+    "cuda-adaptive records l2 as asked"
   expect_exit 0 mmspmv L.mtx --x ones --device cuda --impl cuda-merge --tune items=6 -q --timing t_spmv5.jsonl
   json_check t_spmv5.jsonl "r['impl'] == 'cuda-merge' and r['tuning'] == {'items': 6, 'l2': 'keep-x'}" \
     "cuda-merge records its items"

@@ -167,10 +167,12 @@ TEST(Spmv, RowStatisticsByHand) {
 
 TEST(Spmv, LanesFollowTheMeanRowLength) {
   EXPECT_EQ(spmv_lanes(0), 2);
-  EXPECT_EQ(spmv_lanes(3.9), 2);
-  EXPECT_EQ(spmv_lanes(5), 4);
-  EXPECT_EQ(spmv_lanes(8), 8);
-  EXPECT_EQ(spmv_lanes(31), 16);
+  EXPECT_EQ(spmv_lanes(5), 2);  // the Poisson matrices: 2 lanes measured best
+  EXPECT_EQ(spmv_lanes(8), 2);
+  EXPECT_EQ(spmv_lanes(11.3), 2);
+  EXPECT_EQ(spmv_lanes(11.4), 4);  // past 4 * 2 * sqrt(2)
+  EXPECT_EQ(spmv_lanes(20), 4);
+  EXPECT_EQ(spmv_lanes(40), 8);
   EXPECT_EQ(spmv_lanes(1e6), 32);
 }
 
@@ -179,9 +181,13 @@ TEST(Spmv, ChoiceFollowsTheRowStatistics) {
   EXPECT_EQ(spmv_cuda_choice({2250000, 11244000, 5, 4.997, 0.05}), "cuda-vector-k");
   // Uniform random rows of 8: even too.
   EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 8, 8.0, 0.0}), "cuda-vector-k");
-  // Power-law rows (spread, rows of thousands) and a few full rows: blocks by nonzeros.
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 42000, 8.0, 3.5}), "cuda-adaptive");
-  EXPECT_EQ(spmv_cuda_choice({1000000, 14000000, 1000000, 14.0, 0.3}), "cuda-adaptive");
+  // Rows of 8 a row but one of 100: not even (lanes would idle on it).
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000092, 100, 8.0, 0.02}), "cusparse");
+  // Power-law rows (spread, rows of thousands): cuSPARSE.
+  EXPECT_EQ(spmv_cuda_choice({2000000, 15896029, 43046, 7.95, 6.92}), "cusparse");
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000887, 678, 8.0, 0.57}), "cusparse");
+  // Four full rows of 1M among rows of 10: adaptive's chunks.
+  EXPECT_EQ(spmv_cuda_choice({1000000, 13999960, 1000000, 14.0, 142.9}), "cuda-adaptive");
 }
 
 TEST(Spmv, TuningKeysParse) {
