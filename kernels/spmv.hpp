@@ -46,7 +46,7 @@ struct SpmvTuning {
   // for complex double with 64-bit indices, whose tile must fit the shared memory).
   int items = 0;
   // L2 hints of cuda-vector-k, cuda-adaptive and cuda-merge: 1 plain loads; 2 the matrix and
-  // y streamed (evict first); 3 streamed and x kept (evict last). 0: 3.
+  // y streamed (evict first); 3 streamed and x kept (evict last). 0: 3 (cuda-adaptive: 1).
   int l2 = 0;
 
   static const TuneKeys& keys();

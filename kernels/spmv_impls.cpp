@@ -82,7 +82,7 @@ const TuneKeys& SpmvTuning::keys() {
        {"l2", "plain|stream|keep-x",
         "L2 hints: none; the matrix and y streamed (evict first) so that x stays; that and x "
         "kept (evict last)",
-        "keep-x", true}}};
+        "keep-x (cuda-adaptive: plain)", true}}};
   return k;
 }
 
@@ -131,10 +131,10 @@ int spmv_lanes(double mean_row) {
 
 std::string spmv_cuda_choice(const SpmvRowStats& s) {
   // Measured on the H100 (bench/results/spmv_gpu_h100_*.md), x cuSPARSE:
-  //  - even rows (cv <= 0.5, no row beyond 4x the mean or 32): cuda-vector-k, 1.07-1.49x
+  //  - even rows (cv <= 0.5, no row beyond 4x the mean or 32): cuda-vector-k, 1.04-1.50x
   //    (it leaves a group's lanes idle for all but its longest row's length, so only there);
   //  - a few rows holding a large share of the nonzeros (cv >= 20: four full rows of 1M among
-  //    rows of 10 has cv 143): cuda-adaptive, whose long-row chunks spread over the GPU, 1.12x;
+  //    rows of 10 has cv 143): cuda-adaptive, whose long-row chunks spread over the GPU, 1.13x;
   //  - spread rows between (power-law, alpha 1.5 to 3: cv 0.6-7): cuSPARSE, where
   //    cuda-adaptive and cuda-merge reach 0.94-1.00x.
   if (s.cv <= 0.5 && static_cast<double>(s.max) <= 4.0 * std::max(s.mean, 8.0))
@@ -170,7 +170,7 @@ const ImplList<SpmvMake<I, T>>& spmv_impls() {
                  "k lanes a row (k from the mean row length), the matrix streamed past x in L2",
                  cuda(SpmvCudaKernel::vector_k)});
     l.push_back({"cuda-adaptive", Device::cuda,
-                 "row blocks balanced by nonzeros, staged in shared memory, x kept in L2",
+                 "row blocks balanced by nonzeros, staged in shared memory",
                  cuda(SpmvCudaKernel::adaptive)});
     const SpmvMake<I, T> cusparse{
         .fn = [](const SpmvProblem<I, T>& p, const SpmvTuning&) { return make_spmv_cusparse(p); }};

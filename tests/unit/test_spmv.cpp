@@ -134,7 +134,8 @@ void check_cuda_tunings() {
         if (impl_name != "cuda-adaptive") {
           EXPECT_EQ(used.count(impl_name == "cuda-merge" ? "items" : "lanes"), 1u) << what;
         }
-        const char* l2 = tuning.l2 == 1 ? "plain" : tuning.l2 == 2 ? "stream" : "keep-x";
+        const int mode = tuning.l2 ? tuning.l2 : impl_name == "cuda-adaptive" ? 1 : 3;
+        const char* l2 = mode == 1 ? "plain" : mode == 2 ? "stream" : "keep-x";
         EXPECT_EQ(used.value("l2", ""), l2) << what;
       }
     }
