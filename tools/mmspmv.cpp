@@ -153,9 +153,10 @@ int main(int argc, char** argv) {
         "Sparse matrix-vector product y = alpha*A*x + beta*y0, written as an n x 1 array.\n"
         "Work: flops = 2*nnz (8*nnz complex); bytes = nnz*(value+index) + (rows+1)*index\n"
         "+ cols*value (x) + rows*value (y, twice when beta != 0).\n"
-        "On the GPU the default kernel is chosen from A's row lengths (mean, max, spread):\n"
-        "cuda-vector-k for even rows, cuda-merge otherwise; the record's impl names it.\n"
-        "Tuning of those kernels: --tune lanes=K, items=N, l2=MODE (--tune help).",
+        "On the GPU the default is chosen from A's row lengths (mean, max, spread):\n"
+        "cuda-vector-k for even rows, cuda-adaptive where a few very long rows hold much of\n"
+        "A, cusparse for spread rows between; the record's impl names it.\n"
+        "Tuning of the GPU kernels: --tune lanes=K, items=N, l2=MODE (--tune help).",
         "mmspmv A.mtx x.mtx -o y.mtx\n"
         "mmgen poisson2d --n 1000 | mmspmv - --x ones | mmcheck info -\n"
         "mmspmv A.mtx --x random --seed 3 --impl cpu-sym --repeat 10 --warmup 2 -q --timing -\n"
