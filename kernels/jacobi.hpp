@@ -21,6 +21,8 @@
 //            read once, u_new written once, neighbours from cache).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -139,16 +141,24 @@ HeatedRoom heated_room(int dim, std::int64_t n);
 template <class T>
 void heated_room_init(const HeatedRoom& room, T* u);
 
-// Tuning of the CUDA marching sweeps (cuda-norm and its -ry2, -ry4, -col variants); the other
-// stencil kernels and the system take none. 0 is the code's choice. --tune warps=W, chunks=C
-// (the keys, their allowed values and defaults: keys(), in jacobi_impls.cpp).
+// Tuning of the CUDA marching sweeps (cuda-norm and its -ry2, -ry4, -col variants) and of the
+// time-tiled one (cuda-timetile: chunks, norm); the other stencil kernels and the system take
+// none. 0 is the code's choice. --tune warps=W, chunks=C, norm=fused|plain (the keys, their
+// allowed values and defaults: keys(), in jacobi_impls.cpp).
 struct JacobiTuning {
   // Warps a block of the 3D sweep: 8 or 16 (0: 8). Warps cover whole rows of x first, so a
   // block holds fewer where the warps along x do not divide it (the 2D sweep: 4, fixed).
   int warps = 0;
   // Chunks of planes (2D: rows) each column of tiles is cut into, each marched by one block
-  // (0: the fewest whose blocks fill the GPU's block slots, see stencil_plan.hpp).
+  // (0: the fewest whose blocks fill the GPU's block slots, see stencil_plan.hpp). For
+  // cuda-timetile: the chunks of its time-tiled sweep (0: its fewest-steps rule).
   int chunks = 0;
+  // cuda-timetile: how a checked pass computes its change. 0: the code's choice (fused);
+  // 1 (fused): in the time-tiled sweep's last level, summed in its own order (the same norm
+  // on every run, equal to cuda-norm's within rounding); 2 (plain): the pass's last sweep is
+  // cuda-norm's, so the change is cuda-norm's bit for bit, at the cost of one more pass
+  // through memory a check.
+  int norm = 0;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.
@@ -166,6 +176,7 @@ struct StencilProblem {
   JacobiStop stop;
   JacobiResult* result = nullptr;
   JacobiTuning tuning;
+  int time_tile = 0;  // cuda-timetile: sweeps a pass at most (0: stencil_time_tile_default)
 };
 
 template <class T>
@@ -181,6 +192,44 @@ inline double stencil_flops(const HeatedRoom& r, std::int64_t iterations) {
 template <class T>
 double stencil_bytes(const HeatedRoom& r, std::int64_t iterations) {
   return 2.0 * sizeof(T) * static_cast<double>(r.interior()) * static_cast<double>(iterations);
+}
+
+// ---- time-tiled sweeps (cuda-timetile; mmjacobi --time-tile K) ------------------------------
+//
+// K sweeps a pass through memory: a pass reads the grid once and writes it once for up to K
+// sweeps, the grid bit for bit that of K plain sweeps. A pass ends after K sweeps and at every
+// checked iteration (jacobi_checks), whose change is that of the pass's last sweep; with
+// CHECK_EVERY a multiple of K (what mmjacobi asks for) every pass but the last makes K sweeps.
+// Work formula: flops as stencil_flops (8 a point a sweep: effective updates, the halo's
+// recomputation not counted); bytes = passes * interior * 2*value, the traffic the passes make
+// at least (each reads u once and writes it once; the halo's second reads come mostly from L2),
+// a plain sweep of a check (--tune norm=plain) counted as one more pass.
+
+// K at most for VALUE_BYTES-byte values (4 in double, 8 in single: the registers a level
+// takes, kernels/cuda/timetile_plan.hpp), and the code's choice.
+constexpr int stencil_time_tile_max(std::size_t value_bytes) {
+  return value_bytes == 4 ? 8 : 4;
+}
+int stencil_time_tile_default(std::size_t value_bytes);
+
+// Sweeps of the pass that follows DONE sweeps: K, or fewer to end at the next checked
+// iteration (a multiple of CHECK_EVERY, or MAX_ITER).
+inline std::int64_t stencil_pass_sweeps(const JacobiStop& s, std::int64_t done, int k) {
+  const std::int64_t next = std::min(s.max_iter, (done / s.check_every + 1) * s.check_every);
+  return std::min<std::int64_t>(k, next - done);
+}
+
+// The passes through memory that ITERATIONS sweeps made in passes of at most K: time-tiled
+// ones, and plain sweeps (PLAIN_CHECKS: each checked pass's last sweep is a plain one).
+struct StencilPasses {
+  std::int64_t tiled = 0, plain = 0;
+};
+StencilPasses stencil_time_tile_passes(const JacobiStop& s, std::int64_t iterations, int k,
+                                       bool plain_checks);
+template <class T>
+double stencil_time_tile_bytes(const HeatedRoom& r, const StencilPasses& p) {
+  return 2.0 * sizeof(T) * static_cast<double>(r.interior()) *
+         static_cast<double>(p.tiled + p.plain);
 }
 
 // One sweep each: U_NEW's interior from U_OLD (walls untouched); returns the squared change

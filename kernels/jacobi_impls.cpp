@@ -7,6 +7,7 @@
 
 #ifdef MM_HAVE_CUDA
 #include "cuda/jacobi_cuda.hpp"
+#include "cuda/jacobi_timetile.hpp"
 #endif
 
 namespace mm {
@@ -73,7 +74,8 @@ StencilMake<T> make_stencil(StencilSweep<T> sweep) {
 const TuneKeys& JacobiTuning::keys() {
   static const TuneKeys k{
       "jacobi stencil",
-      "--poisson2d/3d on the GPU, the marching sweeps (cuda-norm, -ry2, -ry4, -col)",
+      "--poisson2d/3d on the GPU, the marching sweeps (cuda-norm, -ry2, -ry4, -col) and the "
+      "time-tiled one (cuda-timetile: chunks, norm)",
       {{"warps", "8|16",
         "warps a block of the 3D sweep: side by side along x over whole rows (at most 8), "
         "the rest along y; fewer where the warps along x do not divide it (2D: 4, fixed)",
@@ -81,16 +83,24 @@ const TuneKeys& JacobiTuning::keys() {
        {"chunks", "0..65535",
         "chunks of planes (2D: rows) each column of tiles is cut into, one block marching "
         "each; the wave-fill rule takes the fewest whose blocks fill the GPU's block slots to "
-        "95% (up to four waves)",
-        "0: the wave-fill rule"}}};
+        "95% (up to four waves); cuda-timetile's rule the fewest steps a multiprocessor",
+        "0: the wave-fill rule (cuda-timetile: the fewest steps)"},
+       {"norm", "fused|plain",
+        "cuda-timetile: a checked pass's change computed in its last level, summed in the "
+        "time-tiled sweep's own order (fused), or by a last sweep of cuda-norm's, its change "
+        "bit for bit (plain: one more pass through memory a check)",
+        "fused"}}};
   return k;
 }
 
 JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   JacobiTuning t;
-  const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks");
+  const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks"),
+                &norm = keys().key("norm");
   if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16});
   if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
+  if (const auto v = args.get(norm))
+    t.norm = 1 + static_cast<int>(tune_choice(norm, *v, {"fused", "plain"}));
   return t;
 }
 
@@ -98,7 +108,27 @@ nlohmann::json JacobiTuning::to_json() const {
   nlohmann::json j = nlohmann::json::object();
   if (warps) j["warps"] = warps;
   if (chunks) j["chunks"] = chunks;
+  if (norm) j["norm"] = norm == 2 ? "plain" : "fused";
   return j;
+}
+
+// The code's choice of K for cuda-timetile.
+int stencil_time_tile_default(std::size_t value_bytes) {
+  return value_bytes == 4 ? 4 : 3;
+}
+
+StencilPasses stencil_time_tile_passes(const JacobiStop& s, std::int64_t iterations, int k,
+                                       bool plain_checks) {
+  StencilPasses p;
+  for (std::int64_t done = 0; done < iterations;) {
+    const std::int64_t sweeps = stencil_pass_sweeps(s, done, k);
+    done += sweeps;
+    if (plain_checks && jacobi_checks(s, done))
+      p.plain += 1, p.tiled += sweeps > 1;
+    else
+      p.tiled += 1;
+  }
+  return p;
 }
 
 template <class I, class T>
@@ -148,6 +178,12 @@ const ImplList<StencilMake<T>>& stencil_impls() {
     l.push_back({"cuda-norm-col", Device::cuda,
                  "--poisson2d/3d: cuda-norm-ry2 on tiles of 64 doubles x 16 rows (a warp along x)",
                  cuda(StencilCudaKernel::march_col), ImplKind::experimental});
+    l.push_back({"cuda-timetile", Device::cuda,
+                 "--poisson3d: K sweeps a pass through memory (--time-tile K), 64 x 8R tiles "
+                 "with a halo of K marching along z, K levels of planes in registers and shared "
+                 "memory, the grid bit for bit cuda-norm's (2D: cuda-norm's sweep)",
+                 [](const StencilProblem<T>& p) { return make_stencil_timetile_cuda(p); },
+                 ImplKind::experimental});
     l.push_back({"cuda-partials", Device::cuda,
                  "--poisson2d/3d: coalesced, change by block partials + final kernel on the GPU",
                  cuda(StencilCudaKernel::partials)});

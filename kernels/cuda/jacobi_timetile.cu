@@ -1,0 +1,222 @@
+// The time-tiled CUDA heated-room runner (cuda-timetile): passes of up to K sweeps through
+// memory (stencil_timetile.cuh, shaped by timetile_plan.hpp), driven by a host loop that reads
+// the change only at checks (jacobi_passes.cuh); cuda-norm's march (stencil_march.cuh) for the
+// 2D room and, with --tune norm=plain, for each checked pass's last sweep.
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/cuda_util.cuh"
+#include "cuda/jacobi_kernels.cuh"
+#include "cuda/jacobi_passes.cuh"
+#include "cuda/jacobi_timetile.hpp"
+#include "cuda/stencil_march.cuh"
+#include "cuda/stencil_plan.hpp"
+#include "cuda/stencil_timetile.cuh"
+#include "cuda/timetile_plan.hpp"
+#include "mm/error.hpp"
+
+namespace mm {
+
+namespace {
+
+using jacobi_host::ChangeSlots;
+using jacobi_host::Pass;
+using stencil::Room;
+
+template <class T>
+class TimeTileRunner final : public cuda::CudaRunner {
+  using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, double*, double*,
+                           unsigned*);
+  using TileFn = void (*)(Room, const T*, T*, T, T, std::int64_t, double*, double*, unsigned*);
+  static constexpr int kMaxLevels = timetile::max_levels(sizeof(T));
+
+ public:
+  explicit TimeTileRunner(const StencilProblem<T>& p) : p_(p) {
+    const HeatedRoom& r = p.room;
+    room_ = {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi};
+    vec_ = stencil::march_vector(sizeof(T), r.n);
+    if (p.time_tile < 0 || p.time_tile > kMaxLevels)
+      throw std::invalid_argument("cuda-timetile: time_tile " + std::to_string(p.time_tile) +
+                                  " out of 0.." + std::to_string(kMaxLevels));
+    k_ = r.dim != 3 ? 1 : p.time_tile > 0 ? p.time_tile : stencil_time_tile_default(sizeof(T));
+    plain_checks_ = r.dim == 3 && p.tuning.norm == 2;
+    require_device_memory();
+  }
+
+  void upload() override {
+    const auto points = static_cast<std::size_t>(p_.room.points());
+    grid_[0] = cuda::Buffer<T>(points);
+    grid_[1] = cuda::Buffer<T>(points);
+    // Buffer 1 keeps its walls for good; its interior starts as NaN, so a point that no pass
+    // writes shows in the result.
+    init(grid_[1], std::numeric_limits<T>::quiet_NaN());
+    const std::int64_t sms = cuda::multiprocessors();
+    std::int64_t blocks = 1;
+    if (p_.room.dim == 2 || plain_checks_) {
+      // cuda-norm's launch under its default tuning: its change, bit for bit.
+      plain_ = stencil::plan_march(p_.room, vec_, 1, false, JacobiTuning{}, sms, [this](int th) {
+        int per_sm = 0;
+        MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, march_fn<true>(), th, 0));
+        return per_sm;
+      });
+      blocks = std::max(blocks, plain_.blocks());
+    }
+    if (p_.room.dim == 3)
+      for (int l = 1; l <= k_; ++l) {  // a pass cut short by a check takes fewer levels
+        const std::size_t shared =
+            timetile::shared_bytes(sizeof(T), l, timetile::rows_per_thread(sizeof(T), l));
+        int per_sm = 0;
+        for (const bool norm : {false, true})
+          MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(tile_fn(l, norm)),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(shared)));
+        MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tile_fn(l, true),
+                                                              timetile::kThreads, shared));
+        if (per_sm < 1) throw DeviceError("cuda-timetile: the time-tiled sweep does not fit");
+        tiles_[l] = timetile::plan(p_.room, sizeof(T), l, p_.tuning.chunks, per_sm * sms);
+        blocks = std::max(blocks, tiles_[l].blocks());
+      }
+    partials_ = cuda::Buffer<double>(static_cast<std::size_t>(blocks));
+    counter_ = cuda::Buffer<unsigned>(1);
+    counter_.fill_bytes(0);
+    slots_ = std::make_unique<ChangeSlots>(true);  // the last block writes the host's slot
+  }
+
+  void download() override {
+    grid_[result_].download(p_.u, static_cast<std::size_t>(p_.room.points()));
+  }
+
+  // 3D: the chunks of the K-level sweep and how a check's change is computed; 2D: none (it
+  // runs cuda-norm's sweep under its default tuning).
+  nlohmann::json tuning() const override {
+    if (p_.room.dim != 3 || !slots_) return nlohmann::json::object();
+    JacobiTuning used;
+    used.chunks = static_cast<int>(tiles_[k_].gz);
+    used.norm = plain_checks_ ? 2 : 1;
+    return used.to_json();
+  }
+
+ protected:
+  void launch() override {
+    if (!slots_) upload();
+    init(grid_[0], T(0));  // x_0, every run
+    *p_.result = jacobi_host::drive_passes(
+        p_.stop, k_, *slots_,
+        [this](const Pass& p) { return plain_checks_ && p.check && p.sweeps > 1; },
+        [this](int src, const Pass& p, int slot) { pass(src, p, slot); }, result_);
+  }
+
+ private:
+  // A room whose two grids exceed the free device memory is refused when the runner is made,
+  // before anything is allocated (exit 4), as cuda-norm's runner does.
+  void require_device_memory() const {
+    const long double need = 2.0L * static_cast<long double>(p_.room.points()) * sizeof(T);
+    std::size_t free = 0, total = 0;
+    MM_CUDA(cudaMemGetInfo(&free, &total));
+    if (need <= static_cast<long double>(free)) return;
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(0) << "out of device memory: asked " << need
+      << " bytes (two " << p_.room.n << "^" << p_.room.dim << " grids of " << sizeof(T)
+      << "-byte values), " << free << " free of " << total;
+    throw DeviceError(s.str());
+  }
+
+  // Pass P from buffer SRC, its change into SLOT (-1: none); in two launches (the result back
+  // in SRC) when a checked pass ends with a plain sweep.
+  void pass(int src, const Pass& p, int slot) {
+    double* s = slot < 0 ? nullptr : slots_->slot(slot);
+    if (p_.room.dim == 2) return plain(src, s);  // one sweep a pass
+    if (s && plain_checks_) {
+      if (p.sweeps == 1) return plain(src, s);
+      tiled(src, static_cast<int>(p.sweeps) - 1, nullptr);
+      return plain(1 - src, s);
+    }
+    tiled(src, static_cast<int>(p.sweeps), s);
+  }
+
+  // L sweeps from buffer SRC into the other one.
+  void tiled(int src, int l, double* slot) {
+    const timetile::TileLaunch& t = tiles_[l];
+    const dim3 grid(static_cast<unsigned>(t.gx), static_cast<unsigned>(t.gy),
+                    static_cast<unsigned>(t.gz));
+    tile_fn(l, slot != nullptr)<<<grid, timetile::kThreads, t.shared>>>(
+        room_, grid_[src].get(), grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(), t.chunk,
+        slot, partials_.get(), counter_.get());
+    MM_CUDA_LAUNCHED("jacobi timetile3_sweep");
+  }
+
+  // One cuda-norm sweep from buffer SRC into the other one.
+  void plain(int src, double* slot) {
+    const dim3 grid(static_cast<unsigned>(plain_.gx), static_cast<unsigned>(plain_.gy),
+                    static_cast<unsigned>(plain_.gz));
+    const MarchFn fn = slot ? march_fn<true>() : march_fn<false>();
+    fn<<<grid, plain_.threads>>>(room_, grid_[src].get(), grid_[1 - src].get(),
+                                 static_cast<T>(p_.room.h2f), inv(), plain_.chunk, plain_.wx, slot,
+                                 partials_.get(), counter_.get());
+    MM_CUDA_LAUNCHED("jacobi march_sweep");
+  }
+
+  T inv() const { return p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4); }
+
+  template <int V, bool NORM>
+  MarchFn march_as() const {
+    if (p_.room.dim == 2) return &stencil::march2v_sweep<T, V, stencil::kMarch2Warps, NORM>;
+    return &stencil::march3v_sweep<T, V, 1, NORM>;
+  }
+  template <bool NORM>
+  MarchFn march_fn() const {
+    if constexpr (sizeof(T) == 4)
+      if (vec_ == 4) return march_as<4, NORM>();
+    return vec_ == 2 ? march_as<2, NORM>() : march_as<1, NORM>();
+  }
+
+  // The time-tiled sweep of L levels (rows a thread as timetile_plan.hpp says).
+  template <int L = 1>
+  static TileFn tile_fn_from(int l, bool norm) {
+    if constexpr (L > kMaxLevels) {
+      throw std::logic_error("cuda-timetile: no sweep of " + std::to_string(l) + " levels");
+    } else {
+      constexpr int R = timetile::rows_per_thread(sizeof(T), L);
+      if (l == L)
+        return norm ? &timetile::timetile3_sweep<T, L, R, true>
+                    : &timetile::timetile3_sweep<T, L, R, false>;
+      return tile_fn_from<L + 1>(l, norm);
+    }
+  }
+  static TileFn tile_fn(int l, bool norm) { return tile_fn_from(l, norm); }
+
+  void init(cuda::Buffer<T>& g, T interior) {
+    const std::int64_t blocks =
+        std::min<std::int64_t>(stencil::ceil_div(p_.room.points(), stencil::kThreads),
+                               8 * std::int64_t{cuda::multiprocessors()});
+    jacobi_kernels::init_room<T>
+        <<<blocks, stencil::kThreads>>>(p_.room.n, p_.room.dim, g.get(), interior);
+    MM_CUDA_LAUNCHED("jacobi init_room");
+  }
+
+  StencilProblem<T> p_;
+  Room room_{};
+  int vec_ = 1, k_ = 1, result_ = 0;
+  bool plain_checks_ = false;
+  cuda::Buffer<T> grid_[2];
+  cuda::Buffer<double> partials_;
+  cuda::Buffer<unsigned> counter_;
+  std::unique_ptr<ChangeSlots> slots_;
+  stencil::Launch plain_;
+  timetile::TileLaunch tiles_[kMaxLevels + 1];
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Runner> make_stencil_timetile_cuda(const StencilProblem<T>& p) {
+  return std::make_unique<TimeTileRunner<T>>(p);
+}
+
+template std::unique_ptr<Runner> make_stencil_timetile_cuda<float>(const StencilProblem<float>&);
+template std::unique_ptr<Runner> make_stencil_timetile_cuda<double>(const StencilProblem<double>&);
+
+}  // namespace mm

@@ -1,0 +1,102 @@
+// The launch shape of the time-tiled heated-room sweep (cuda-timetile, kernels/cuda/
+// jacobi_timetile.cu), planned on the host from the room, the levels and the GPU's size: plain
+// C++, no CUDA, so the rules are tested on any machine (tests/unit/test_jacobi_timetile.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+
+#include "jacobi.hpp"
+#include "mm/error.hpp"
+
+namespace mm::timetile {
+
+// A block owns a tile of 64 x (8 R) points of (x, y), its halo included, one thread a column
+// of x and R rows of y (two warps along x, 8 threads along y: 512 threads), and marches along
+// z through one chunk of planes. L levels (sweeps) a pass: the points within L of the tile's
+// edge are the halo, recomputed by the neighbouring tiles, so a tile writes (64 - 2L) x
+// (8R - 2L) points of each plane. Wide tiles waste less: at L = 2 in double (R = 8) 60 x 60 of
+// 64 x 64 points are written (1.14 computed a written point).
+constexpr int kTileX = 64;
+constexpr int kThreadsY = 8;
+constexpr int kThreads = kTileX * kThreadsY;
+constexpr std::int64_t kMaxGridYZ = 65535;
+
+// Levels a pass at most: each level keeps one plane of the thread's R points in registers
+// (L R values, twice the registers in double) and three centre values sliding along y, within
+// the 128 registers a thread that one block of 512 threads a multiprocessor allows.
+constexpr int max_levels(std::size_t value_bytes) {
+  return stencil_time_tile_max(value_bytes);
+}
+// Rows of y a thread holds at L levels: 8 where the registers allow (the squarest tile, the
+// least halo), fewer as the levels grow (ptxas: at most 128 registers, no spills).
+constexpr int rows_per_thread(std::size_t value_bytes, int levels) {
+  if (value_bytes == 4) return levels <= 4 ? 8 : levels <= 6 ? 6 : 5;
+  return levels <= 2 ? 8 : levels == 3 ? 5 : 4;
+}
+// Dynamic shared memory of a block: each level's centre plane of the tile, with a one-point
+// border (rows of 66, 8R + 2 rows) so that the halo's outer points read no neighbour outside
+// the array, twice (the planes of two steps alternate: one barrier a step).
+constexpr std::size_t shared_bytes(std::size_t value_bytes, int levels, int rows) {
+  return std::size_t{2} * static_cast<std::size_t>(levels) *
+         static_cast<std::size_t>(kThreadsY * rows + 2) * (kTileX + 2) * value_bytes;
+}
+
+struct TileLaunch {
+  int levels = 1, rows = 8;
+  std::int64_t out_x = 0, out_y = 0;    // points a tile writes along x and y
+  std::int64_t gx = 1, gy = 1, gz = 1;  // tiles along x, along y; chunks of planes
+  std::int64_t chunk = 1;               // planes a chunk (the last may hold fewer)
+  std::size_t shared = 0;               // dynamic shared memory a block, bytes
+  std::int64_t blocks() const { return gx * gy * gz; }
+  // Points a block reads from u a plane for each it writes (the halo's share, through L2).
+  double read_per_written() const {
+    return static_cast<double>(kTileX * kThreadsY * rows) / static_cast<double>(out_x * out_y);
+  }
+};
+
+// Chunks each column of TILES tiles is cut into for M planes, RESIDENT blocks at once:
+// REQUESTED when > 0 (--tune chunks=C, at most M), else the fewest steps: a block makes
+// chunk + 2L steps (the L planes before and after its chunk are read again), and the blocks
+// run in waves of RESIDENT, so the run takes about waves(c) * (ceil(M / c) + 2L) steps; the
+// smallest c of the least.
+inline std::int64_t chunks(std::int64_t tiles, std::int64_t resident, std::int64_t m, int levels,
+                           int requested) {
+  const std::int64_t most = std::min(m, kMaxGridYZ);
+  if (requested > 0) return std::min<std::int64_t>(requested, most);
+  resident = std::max<std::int64_t>(1, resident);
+  std::int64_t best = 1, best_steps = -1;
+  for (std::int64_t c = 1; c <= most; ++c) {
+    const std::int64_t waves = (tiles * c + resident - 1) / resident;
+    const std::int64_t steps = waves * ((m + c - 1) / c + 2 * levels);
+    if (best_steps < 0 || steps < best_steps) best = c, best_steps = steps;
+  }
+  return best;
+}
+
+// The sweep of ROOM at LEVELS levels a pass for VALUE_BYTES-byte values, RESIDENT blocks at
+// once on the GPU (its multiprocessors times the kernel's occupancy), REQUESTED chunks.
+inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int levels, int requested,
+                       std::int64_t resident) {
+  if (room.dim != 3) throw std::logic_error("timetile::plan: the 3D room only");
+  if (levels < 1 || levels > max_levels(value_bytes))
+    throw std::logic_error("timetile::plan: levels out of range");
+  const std::int64_t m = room.n - 2;
+  TileLaunch l;
+  l.levels = levels;
+  l.rows = rows_per_thread(value_bytes, levels);
+  l.out_x = kTileX - 2 * levels;
+  l.out_y = kThreadsY * l.rows - 2 * levels;
+  l.gx = (m + l.out_x - 1) / l.out_x;
+  l.gy = (m + l.out_y - 1) / l.out_y;
+  if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
+  const std::int64_t c = chunks(l.gx * l.gy, resident, m, levels, requested);
+  l.chunk = (m + c - 1) / c;
+  l.gz = (m + l.chunk - 1) / l.chunk;  // no empty chunk at the end
+  l.shared = shared_bytes(value_bytes, levels, l.rows);
+  return l;
+}
+
+}  // namespace mm::timetile
