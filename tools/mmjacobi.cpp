@@ -52,6 +52,37 @@ JacobiStop parse_stop(const Cli& cli) {
   return s;
 }
 
+// cuda-timetile's sweeps a pass (--time-tile K, or the precision's default with --impl
+// cuda-timetile), for the 3D room only: 0 when neither is given (and for --impl cuda-timetile on
+// the 2D room, which it sweeps as cuda-norm does). The change is computed at the end of a pass,
+// so every C sweeps with C a multiple of K: --check-every C when given, else C = K.
+int parse_time_tile(const Cli& cli, bool p3, JacobiStop& stop) {
+  const CommonOptions& c = cli.common();
+  const bool given = cli.has("time-tile");
+  if (!given && c.impl != "cuda-timetile") return 0;
+  if (given && !c.impl.empty() && c.impl != "cuda-timetile")
+    throw UsageError("--time-tile runs cuda-timetile, not --impl " + c.impl);
+  if (!p3) {
+    if (given) throw UsageError("--time-tile: the time-tiled sweep is 3D only (--poisson3d N)");
+    return 0;
+  }
+  if (given && dist::wanted(cli))
+    throw UsageError("--time-tile: one process on one GPU (not under mpirun)");
+  const std::size_t bytes = c.precision == "single" ? 4 : 8;
+  const int most = stencil_time_tile_max(bytes);
+  const int k = given ? cli.get<int>("time-tile") : stencil_time_tile_default(bytes);
+  if (k < 1 || k > most)
+    throw UsageError("--time-tile must be 1.." + std::to_string(most) + " in " + c.precision +
+                     " precision");
+  if (cli.vm()["check-every"].defaulted())
+    stop.check_every = k;
+  else if (stop.check_every % k != 0)
+    throw UsageError("--check-every " + std::to_string(stop.check_every) +
+                     " is not a multiple of --time-tile " + std::to_string(k) +
+                     ": the change is computed at the end of a pass of K sweeps");
+  return k;
+}
+
 std::string fmt(double v) {
   std::ostringstream s;
   s.precision(6);
@@ -158,7 +189,7 @@ int run_system(const Cli& cli, const JacobiStop& stop, Device device) {
 }
 
 int run_stencil(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuning, Device device,
-                int dim, std::int64_t n) {
+                int dim, std::int64_t n, int time_tile) {
   const CommonOptions& c = cli.common();
   if (!cli.positionals("files").empty())
     throw UsageError("--poisson2d/--poisson3d take no input files");
@@ -167,12 +198,18 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuni
     throw UsageError("--impl " + c.impl +
                      " is a system implementation; with --poisson use one of " +
                      stencil_impl_names());
+  if (cli.has("time-tile") && device != Device::cuda)
+    throw UsageError(
+        "--time-tile runs on the GPU (cuda-timetile); the CPU sweeps are not "
+        "time-tiled (--device " +
+        c.device + " chose the CPU)");
+  const std::string impl_name = time_tile > 0 ? "cuda-timetile" : c.impl;
   TimingRecord rec("mmjacobi");
   rec.precision(c.precision);
   const HeatedRoom room = heated_room(dim, n);
   // Real grids only (with_value_type would also instantiate the complex types).
   auto body = [&]<class T>() {
-    const auto& impl = pick_impl(stencil_impls<T>(), "jacobi stencil", c.impl, device);
+    const auto& impl = pick_impl(stencil_impls<T>(), "jacobi stencil", impl_name, device);
     // The plan, before either side allocates a grid: the grid (and the CPU sweeps' second),
     // the grid to write; on the GPU its two grids.
     const double points = static_cast<double>(room.points()), v = sizeof(T);
@@ -184,7 +221,7 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuni
     check_plan(plan, c);
     Stopwatch w;
     JacobiResult res;
-    StencilProblem<T> p{room, nullptr, stop, &res, tuning};
+    StencilProblem<T> p{room, nullptr, stop, &res, tuning, time_tile};
     // A CUDA runner refuses a room larger than the free device memory when it is made (exit 4,
     // naming the bytes asked and free): made once before the host allocates its grid.
     if (impl.device == Device::cuda) impl.make(p);
@@ -197,8 +234,16 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuni
     const Measured m = measure(*runner, c.warmup, c.repeat);
     record_measured(rec, m);
     warn_unused_tuning("mmjacobi", cli.tune(), m.tuning, impl.name);
-    rec.impl(impl.name).work(stencil_flops(room, res.iterations),
-                             stencil_bytes<T>(room, res.iterations));
+    // Time-tiled: the bytes its passes move (stencil_time_tile_bytes), the flops of the
+    // sweeps made (effective point updates).
+    const bool plain_checks = m.tuning.value("norm", "") == "plain";
+    rec.impl(impl.name).work(
+        stencil_flops(room, res.iterations),
+        time_tile > 0
+            ? stencil_time_tile_bytes<T>(
+                  room, stencil_time_tile_passes(stop, res.iterations, time_tile, plain_checks))
+            : stencil_bytes<T>(room, res.iterations));
+    if (time_tile > 0) rec.extra("time_tile", time_tile);
     const double mlups = m.compute.median > 0
                              ? static_cast<double>(room.interior()) *
                                    static_cast<double>(res.iterations) / m.compute.median * 1e-6
@@ -209,6 +254,7 @@ int run_stencil(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuni
     const std::string msg = outcome(res, stop, "u_new - u_old");
     std::cerr << "mmjacobi: poisson" << dim << "d N=" << n << ": " << msg << ", " << fmt(mlups)
               << " MLUP/s (" << impl.name
+              << (time_tile > 0 ? ", " + std::to_string(time_tile) + " sweeps a pass" : "")
               << (impl.device == Device::cuda ? " on " + m.device : std::string()) << ", median of "
               << m.compute.repeats << ")\n";
     return finish(rec, c.quiet ? MtxMatrix{} : to_mtx(u), res, stop, msg, c);
@@ -226,13 +272,14 @@ int run(const Cli& cli) {
   }
   const bool p2 = cli.has("poisson2d"), p3 = cli.has("poisson3d");
   if (p2 && p3) throw UsageError("give --poisson2d or --poisson3d, not both");
-  const JacobiStop stop = parse_stop(cli);
+  JacobiStop stop = parse_stop(cli);
+  const int time_tile = parse_time_tile(cli, p3, stop);
   const JacobiTuning tuning = JacobiTuning::from(cli.tune());  // bad values: exit 2, now
   if (dist::wanted(cli)) return dist::jacobi_tool(cli, stop);  // under mpirun: lib/dist/
   const Device device = resolve_device(c.device, c.verbose, "mmjacobi");
   if (p2 || p3)
     return run_stencil(cli, stop, tuning, device, p3 ? 3 : 2,
-                       cli.get<std::int64_t>(p3 ? "poisson3d" : "poisson2d"));
+                       cli.get<std::int64_t>(p3 ? "poisson3d" : "poisson2d"), time_tile);
   return run_system(cli, stop, device);
 }
 
@@ -264,6 +311,11 @@ int main(int argc, char** argv) {
         "cuda-norm, cuda-coalesced, cuda-naive) for --poisson*; --device auto picks the GPU's\n"
         "when one exists. GPU times are kernel time (events), transfers reported apart.\n"
         "Tuning of the CUDA marching sweeps: --tune warps=8|16, --tune chunks=C (--tune help).\n"
+        "--time-tile K (3D, GPU): cuda-timetile, K sweeps a pass through memory (K <= 4 double,\n"
+        "8 single), the grid bit for bit that of K plain sweeps; the change at the end of a pass,\n"
+        "so --check-every must be a multiple of K (default: K); --tune norm=plain computes it by\n"
+        "a last plain sweep, cuda-norm's change bit for bit (fused: in the pass, the default).\n"
+        "Its record's bytes are what the passes move (u read and written once a pass).\n"
         "Work per iteration: system flops = 2*nnz + 3*n (x4 complex), bytes = nnz*(value+index)\n"
         "+ (n+1)*index + 4*n*value; grid flops = 8 (2D: 6) and bytes = 2*value (16 B double) per\n"
         "interior point.",
@@ -273,6 +325,7 @@ int main(int argc, char** argv) {
         "mmgen rhs A.mtx | mmjacobi A.mtx - --tol 1e-10 --check-every 10 --timing -\n"
         "mmjacobi --poisson3d 128 --max-iter 1000 --tol 1e-6 --check-every 50 -o room.mtx\n"
         "mmjacobi --poisson3d 512 --max-iter 200 --device cuda --tune warps=16 -q --timing -\n"
+        "mmjacobi --poisson3d 512 --tol 1e-4 --time-tile 4 --check-every 40 -q --timing -\n"
         "mmjacobi --poisson2d 256 --tol 1e-8 --impl ref-stencil --threads 1 -q --timing t.jsonl\n"
         "mpirun -np 4 mmjacobi --poisson3d 256 --tol 1e-4 --check-every 50 -o room.mtx");
     cli.compute().tuning({mm::JacobiTuning::keys()}).positional("files", -1);
@@ -282,7 +335,9 @@ int main(int argc, char** argv) {
         "check-every", mm::po::value<std::int64_t>()->default_value(1),
         "compute the change every C iterations")("poisson3d", mm::po::value<std::int64_t>(),
                                                  "the 3D heated room, N points a side")(
-        "poisson2d", mm::po::value<std::int64_t>(), "the 2D heated room, N points a side");
+        "poisson2d", mm::po::value<std::int64_t>(), "the 2D heated room, N points a side")(
+        "time-tile", mm::po::value<int>(),
+        "3D on the GPU: K sweeps a pass through memory (cuda-timetile)");
     mm::dist::add_options(cli);
     mm::dist::add_jacobi_options(cli);
     if (!cli.parse(argc, argv)) return 0;
