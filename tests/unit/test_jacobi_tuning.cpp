@@ -27,13 +27,16 @@ std::string usage_error(const std::vector<std::string>& items) {
 
 TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   const TuneKeys& k = JacobiTuning::keys();
-  ASSERT_EQ(k.keys.size(), 2u);
+  ASSERT_EQ(k.keys.size(), 3u);
   EXPECT_EQ(k.keys[0].name, "warps");
   EXPECT_EQ(k.keys[0].allowed, "8|16");
   EXPECT_EQ(k.keys[0].fallback, "8");
   EXPECT_EQ(k.keys[1].name, "chunks");
   EXPECT_EQ(k.keys[1].allowed, "0..65535");
-  EXPECT_EQ(k.keys[1].fallback, "0: the wave-fill rule");
+  EXPECT_EQ(k.keys[1].fallback, "0: the wave-fill rule (cuda-timetile: the fewest steps)");
+  EXPECT_EQ(k.keys[2].name, "norm");
+  EXPECT_EQ(k.keys[2].allowed, "fused|plain");
+  EXPECT_EQ(k.keys[2].fallback, "fused");
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
     EXPECT_FALSE(key.experimental) << key.name;
@@ -44,6 +47,7 @@ TEST(JacobiTuning, FromTakesEachKey) {
   const JacobiTuning none = parse({});
   EXPECT_EQ(none.warps, 0);
   EXPECT_EQ(none.chunks, 0);
+  EXPECT_EQ(none.norm, 0);
   EXPECT_EQ(none.to_json(), nlohmann::json::object());
   const JacobiTuning t = parse({"warps=16", "chunks=5"});
   EXPECT_EQ(t.warps, 16);
@@ -52,8 +56,13 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"warps=8"}).warps, 8);
   EXPECT_EQ(parse({"chunks=0"}).chunks, 0);
   EXPECT_EQ(parse({"chunks=65535"}).chunks, 65535);
+  EXPECT_EQ(parse({"norm=fused"}).norm, 1);
+  EXPECT_EQ(parse({"norm=plain"}).norm, 2);
+  EXPECT_EQ(parse({"norm=plain"}).to_json(), (nlohmann::json{{"norm", "plain"}}));
+  EXPECT_EQ(parse({"norm=fused"}).to_json(), (nlohmann::json{{"norm", "fused"}}));
   // Every declared key is read: a value for it shows in to_json().
-  for (const auto& [key, value] : {std::pair{"warps", "16"}, std::pair{"chunks", "3"}})
+  for (const auto& [key, value] :
+       {std::pair{"warps", "16"}, std::pair{"chunks", "3"}, std::pair{"norm", "plain"}})
     EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
 }
 
@@ -63,6 +72,7 @@ TEST(JacobiTuning, BadValuesAreUsageErrorsNamingTheAllowedOnes) {
   EXPECT_EQ(usage_error({"chunks=-1"}), "--tune chunks=-1: chunks takes 0..65535");
   EXPECT_EQ(usage_error({"chunks=65536"}), "--tune chunks=65536: chunks takes 0..65535");
   EXPECT_EQ(usage_error({"chunks=four"}), "--tune chunks=four: chunks takes 0..65535");
+  EXPECT_EQ(usage_error({"norm=exact"}), "--tune norm=exact: norm takes fused|plain");
 }
 
 // ---- the launch plans (host code) ------------------------------------------------------------
@@ -213,7 +223,8 @@ using RealTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(TunedStencil, RealTypes);
 
 // Every marching sweep under every tuning against ref-stencil, 2D and 3D, reporting the
-// warps (3D) and chunks it used; the other CUDA sweeps report none.
+// warps (3D) and chunks it used; cuda-timetile (3D) its chunks and norm, none in 2D (cuda-norm's
+// sweep under the default tuning); the other CUDA sweeps report none.
 TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
@@ -229,6 +240,7 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
       for (const auto& impl : stencil_impls<T>()) {
         if (impl.device != Device::cuda) continue;
         const bool marching = impl.name.rfind("cuda-norm", 0) == 0;
+        const bool tiled = impl.name == "cuda-timetile" && dim == 3;
         for (const JacobiTuning t : {JacobiTuning{}, JacobiTuning{16, 0}, JacobiTuning{8, 1},
                                      JacobiTuning{16, 5}, JacobiTuning{0, 65535}}) {
           JacobiResult got_r;
@@ -240,6 +252,16 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
           EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
           EXPECT_NEAR(got_r.norm, want_r.norm, 1e-5 * want_r.norm) << what;
           test::expect_close(got, want, test::tolerance<T>(8), what);
+          if (tiled) {
+            EXPECT_EQ(used.value("norm", ""), "fused") << what;
+            EXPECT_FALSE(used.contains("warps")) << what;
+            ASSERT_TRUE(used.contains("chunks")) << what;
+            if (t.chunks > 0) {
+              EXPECT_EQ(used["chunks"].get<std::int64_t>(), std::min<std::int64_t>(t.chunks, n - 2))
+                  << what;
+            }
+            continue;
+          }
           if (!marching) {
             EXPECT_EQ(used, nlohmann::json::object()) << what;
             continue;

@@ -228,8 +228,8 @@ TYPED_TEST(StencilTypes, CudaMatchesRef) {
       }
     }
   }
-  EXPECT_EQ(ran, 17 * 6 * 7) << "expected cuda-norm, -ry2, -ry4, -col, cuda-partials, "
-                                "cuda-coalesced and cuda-naive";
+  EXPECT_EQ(ran, 17 * 6 * 8) << "expected cuda-norm, -ry2, -ry4, -col, cuda-timetile, "
+                                "cuda-partials, cuda-coalesced and cuda-naive";
 }
 
 // The hand-computed small grids, exactly, on each CUDA stencil (the sums in the reference's

@@ -1,0 +1,243 @@
+// The time-tiled heated-room sweep (cuda-timetile, mmjacobi --time-tile K): its passes and
+// launch shapes (host code, tested everywhere), and on a GPU its grids, iteration counts and
+// changes against cuda-norm's (bit for bit) and ref-stencil's for K = 1..4 (8 in single) on
+// awkward sizes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "cuda/timetile_plan.hpp"
+#include "gpu.hpp"
+#include "jacobi.hpp"
+#include "random_matrices.hpp"
+#include "stencil_run.hpp"
+
+namespace mm {
+namespace {
+
+using test::stencil_impl;
+
+// ---- passes and plans (host code) ------------------------------------------------------------
+
+TEST(TimeTile, PassesEndAtKSweepsAndAtChecks) {
+  // max_iter 10, check every 4, K = 4: passes of 4, 4, 2 (the last iteration is checked).
+  const JacobiStop s{10, -1, 4};
+  EXPECT_EQ(stencil_pass_sweeps(s, 0, 4), 4);
+  EXPECT_EQ(stencil_pass_sweeps(s, 4, 4), 4);
+  EXPECT_EQ(stencil_pass_sweeps(s, 8, 4), 2);
+  // Check every 3 with K = 4 (mmjacobi refuses it; the runner still stops at each check).
+  const JacobiStop t{10, -1, 3};
+  EXPECT_EQ(stencil_pass_sweeps(t, 0, 4), 3);
+  EXPECT_EQ(stencil_pass_sweeps(t, 3, 4), 3);
+  EXPECT_EQ(stencil_pass_sweeps(t, 9, 4), 1);
+  // Check every 8 with K = 2: four passes of 2 a check.
+  const JacobiStop u{16, -1, 8};
+  EXPECT_EQ(stencil_pass_sweeps(u, 0, 2), 2);
+  EXPECT_EQ(stencil_pass_sweeps(u, 6, 2), 2);
+  EXPECT_EQ(stencil_pass_sweeps(u, 14, 2), 2);
+}
+
+TEST(TimeTile, PassesCountedForTheRecord) {
+  // 10 sweeps, check every 4, K = 4: 3 passes (4 + 4 + 2); with plain checks each of the 3
+  // checked passes ends with a plain sweep: 3 tiled (3 + 3 + 1 sweeps) and 3 plain.
+  StencilPasses p = stencil_time_tile_passes(JacobiStop{10, -1, 4}, 10, 4, false);
+  EXPECT_EQ(p.tiled, 3);
+  EXPECT_EQ(p.plain, 0);
+  p = stencil_time_tile_passes(JacobiStop{10, -1, 4}, 10, 4, true);
+  EXPECT_EQ(p.tiled, 3);
+  EXPECT_EQ(p.plain, 3);
+  // Check every 8 with K = 2, stopped by the tolerance at 16: 8 passes, 2 of them checked.
+  p = stencil_time_tile_passes(JacobiStop{100, 1e-3, 8}, 16, 2, true);
+  EXPECT_EQ(p.tiled, 8);
+  EXPECT_EQ(p.plain, 2);
+  // K = 1 with plain checks: every sweep a plain one.
+  p = stencil_time_tile_passes(JacobiStop{5, -1, 1}, 5, 1, true);
+  EXPECT_EQ(p.tiled, 0);
+  EXPECT_EQ(p.plain, 5);
+  const HeatedRoom room = heated_room(3, 10);  // 512 interior points
+  EXPECT_EQ(stencil_time_tile_bytes<double>(room, StencilPasses{3, 1}), 4.0 * 512 * 16);
+  EXPECT_EQ(stencil_time_tile_bytes<float>(room, StencilPasses{3, 0}), 3.0 * 512 * 8);
+}
+
+TEST(TimeTile, LevelsAndRowsFitTheRegistersAndSharedMemory) {
+  EXPECT_EQ(stencil_time_tile_max(8), 4);
+  EXPECT_EQ(stencil_time_tile_max(4), 8);
+  EXPECT_GE(stencil_time_tile_default(8), 1);
+  EXPECT_LE(stencil_time_tile_default(8), 4);
+  EXPECT_GE(stencil_time_tile_default(4), 1);
+  EXPECT_LE(stencil_time_tile_default(4), 8);
+  for (const std::size_t bytes : {std::size_t{4}, std::size_t{8}})
+    for (int l = 1; l <= timetile::max_levels(bytes); ++l) {
+      const int r = timetile::rows_per_thread(bytes, l);
+      EXPECT_GE(r, 4) << bytes << " " << l;
+      EXPECT_LE(r, 8) << bytes << " " << l;
+      // The tile writes at least 16 of its rows.
+      EXPECT_GE(timetile::kThreadsY * r - 2 * l, 16) << bytes << " " << l;
+      // An H100's or H200's 227 KB of shared memory a block, with room for the reduction's.
+      EXPECT_LE(timetile::shared_bytes(bytes, l, r), std::size_t{200} * 1024) << bytes << " " << l;
+    }
+  // Double at 2 levels: 64 x 64 tiles, 60 x 60 written, two buffers of two 66 x 66 planes.
+  EXPECT_EQ(timetile::rows_per_thread(8, 2), 8);
+  EXPECT_EQ(timetile::shared_bytes(8, 2, 8), std::size_t{2 * 2 * 66 * 66 * 8});
+}
+
+TEST(TimeTile, PlanCoversTheRoom) {
+  // N = 512 in double at 2 levels, 132 blocks at once: 9 x 9 tiles of 60 x 60 points; the
+  // fewest steps: 8 chunks of 64 planes (648 blocks, 5 waves of 68 steps).
+  timetile::TileLaunch l = timetile::plan(heated_room(3, 512), 8, 2, 0, 132);
+  EXPECT_EQ(l.out_x, 60);
+  EXPECT_EQ(l.out_y, 60);
+  EXPECT_EQ(l.gx, 9);
+  EXPECT_EQ(l.gy, 9);
+  EXPECT_EQ(l.gz, 8);
+  EXPECT_EQ(l.chunk, 64);
+  EXPECT_EQ(l.gz, timetile::chunks(81, 132, 510, 2, 0));
+  EXPECT_EQ(l.chunk, (510 + l.gz - 1) / l.gz);
+  EXPECT_GE(l.gz * l.chunk, 510);
+  EXPECT_LT((l.gz - 1) * l.chunk, 510);
+  EXPECT_NEAR(l.read_per_written(), 64.0 * 64 / (60 * 60), 1e-12);
+  // Requested chunks, at most the planes; the rule's choice minimises waves * steps.
+  EXPECT_EQ(timetile::plan(heated_room(3, 512), 8, 2, 7, 132).gz, 7);
+  EXPECT_EQ(timetile::plan(heated_room(3, 12), 8, 2, 100, 132).gz, 10);
+  for (std::int64_t c = 1; c <= 510; ++c) {
+    const std::int64_t best = timetile::chunks(81, 132, 510, 2, 0);
+    const auto steps = [](std::int64_t k) {
+      return (81 * k + 131) / 132 * ((510 + k - 1) / k + 4);
+    };
+    EXPECT_LE(steps(best), steps(c)) << c;
+  }
+  // Single precision at 8 levels: 48 x (8R - 16) written of 64 x 8R.
+  l = timetile::plan(heated_room(3, 384), 4, 8, 0, 132);
+  EXPECT_EQ(l.rows, timetile::rows_per_thread(4, 8));
+  EXPECT_EQ(l.out_x, 48);
+  EXPECT_EQ(l.out_y, timetile::kThreadsY * l.rows - 16);
+  // The smallest rooms: one tile, one plane a chunk at most.
+  l = timetile::plan(heated_room(3, 3), 8, 4, 0, 132);
+  EXPECT_EQ(l.gx, 1);
+  EXPECT_EQ(l.gy, 1);
+  EXPECT_EQ(l.gz, 1);
+  EXPECT_THROW(timetile::plan(heated_room(3, 64), 8, 5, 0, 132), std::logic_error);
+  EXPECT_THROW(timetile::plan(heated_room(2, 64), 8, 2, 0, 132), std::logic_error);
+}
+
+// ---- on the GPU ------------------------------------------------------------------------------
+
+// IMPL's grid after STOP with K sweeps a pass (cuda-timetile) and TUNING.
+template <class T>
+std::vector<T> run_tiled(const Impl<StencilMake<T>>& impl, std::int64_t n, const JacobiStop& stop,
+                         int k, const JacobiTuning& tuning, JacobiResult& res) {
+  const HeatedRoom room = heated_room(3, n);
+  std::vector<T> u(static_cast<std::size_t>(room.points()), test::poison<T>());
+  StencilProblem<T> p{room, u.data(), stop, &res, tuning, k};
+  auto r = impl.make(p);
+  r->upload();
+  r->run();
+  r->run();  // a second run starts again from the initial grid
+  r->download();
+  return u;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+template <class T>
+class TimeTileTypes : public ::testing::Test {};
+using RealTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TimeTileTypes, RealTypes);
+
+// K = 1..4 (and 6, 8 in single) on awkward sizes (one tile and several along x and y, several
+// chunks of planes, a chunk of one plane), fixed counts and tolerances, checks every K and
+// every other count: the grid and the iteration count bit for bit cuda-norm's, the change
+// cuda-norm's bit for bit with norm=plain and within rounding fused; ref-stencil's grid within
+// rounding.
+TYPED_TEST(TimeTileTypes, MatchesCudaNormBitForBit) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& tiled = stencil_impl<T>("cuda-timetile");
+  const auto& plain = stencil_impl<T>("cuda-norm");
+  const auto& ref = stencil_impl<T>("ref-stencil");
+  std::vector<int> ks{1, 2, 3, 4};
+  if (sizeof(T) == 4) ks.insert(ks.end(), {6, 8});
+  int ran = 0;
+  for (const std::int64_t n : {3, 4, 5, 17, 33, 64, 65, 130}) {
+    JacobiResult r12;
+    test::run_stencil(plain, 3, n, JacobiStop{12, -1, 1}, r12);
+    for (const int k : ks) {
+      for (const JacobiStop stop :
+           {JacobiStop{k, -1, k}, JacobiStop{3 * k + 1, -1, k}, JacobiStop{7, -1, 3},
+            JacobiStop{200, 1.2 * r12.norm, k}, JacobiStop{200, 1.2 * r12.norm, 2 * k}}) {
+        JacobiResult want_r;
+        const auto want = test::run_stencil(plain, 3, n, stop, want_r);
+        for (const JacobiTuning tune : {JacobiTuning{0, 0, 0}, JacobiTuning{0, 0, 2},
+                                        JacobiTuning{0, 1, 1}, JacobiTuning{0, 5, 2}}) {
+          JacobiResult got_r;
+          const auto got = run_tiled(tiled, n, stop, k, tune, got_r);
+          const std::string what = "N=" + std::to_string(n) + " K=" + std::to_string(k) +
+                                   " max_iter " + std::to_string(stop.max_iter) + " check " +
+                                   std::to_string(stop.check_every) + " tol " +
+                                   std::to_string(stop.tol) + " tuning " + tune.to_json().dump();
+          EXPECT_TRUE(same_bits(got, want)) << what;
+          EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+          EXPECT_EQ(got_r.converged, want_r.converged) << what;
+          // Fused: the same squares summed in another order (rounding of the sum only).
+          if (tune.norm == 2) {
+            EXPECT_EQ(got_r.norm, want_r.norm) << what;
+          } else {
+            EXPECT_NEAR(got_r.norm, want_r.norm, 1e-10 * want_r.norm) << what;
+          }
+          ++ran;
+        }
+        if (stop.tol >= 0) {
+          EXPECT_TRUE(want_r.converged) << "N=" << n;
+        }
+        if (k == 4 && stop.max_iter == 13) {
+          JacobiResult ref_r;
+          const auto exact = test::run_stencil(ref, 3, n, stop, ref_r);
+          test::expect_close(want, exact, test::tolerance<T>(8), "ref N=" + std::to_string(n));
+          EXPECT_NEAR(ref_r.norm, want_r.norm, 1e-5 * ref_r.norm) << n;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ran, 8 * static_cast<int>(ks.size()) * 5 * 4);
+}
+
+// Larger rooms, several tiles each way and the default chunks: N = 200 and 257 (not a
+// multiple of the vector width), K sweeps from the precision's default, the change every K.
+TYPED_TEST(TimeTileTypes, LargerRoomsMatchCudaNorm) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& tiled = stencil_impl<T>("cuda-timetile");
+  const auto& plain = stencil_impl<T>("cuda-norm");
+  for (const std::int64_t n : {200, 257}) {
+    const int k = stencil_time_tile_default(sizeof(T));
+    const JacobiStop stop{4 * k, -1, k};
+    JacobiResult want_r, got_r;
+    const auto want = test::run_stencil(plain, 3, n, stop, want_r);
+    const auto got = run_tiled(tiled, n, stop, 0, JacobiTuning{}, got_r);
+    EXPECT_TRUE(same_bits(got, want)) << n;
+    EXPECT_EQ(got_r.iterations, want_r.iterations) << n;
+    EXPECT_NEAR(got_r.norm, want_r.norm, 1e-10 * want_r.norm) << n;
+  }
+}
+
+// The 2D room: cuda-norm's sweep (no time tiling), so cuda-norm's grid and change bit for bit.
+TYPED_TEST(TimeTileTypes, TwoDimensionsAreCudaNorms) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& tiled = stencil_impl<T>("cuda-timetile");
+  const auto& plain = stencil_impl<T>("cuda-norm");
+  for (const std::int64_t n : {5, 33, 1000}) {
+    const JacobiStop stop{9, -1, 3};
+    JacobiResult want_r, got_r;
+    const auto want = test::run_stencil(plain, 2, n, stop, want_r);
+    const auto got = test::run_stencil(tiled, 2, n, stop, got_r);
+    EXPECT_TRUE(same_bits(got, want)) << n;
+    EXPECT_EQ(got_r.norm, want_r.norm) << n;
+  }
+}
+
+}  // namespace
+}  // namespace mm
