@@ -22,6 +22,14 @@
 // on the same unknowns, per-sweep time and "vs cusparse" = SpMV time / sweep time.
 // --tune KEY=VALUE (repeatable; --tune help lists the keys) tunes the marching sweeps
 // (cuda-norm*) as mmjacobi's --tune does; each row says the values its sweep used.
+// The time-tiled sweep (cuda-timetile, mmjacobi --time-tile K) at each K of --time-tiles (default
+// 1 2 3 4 in double, 2 4 6 8 in single), 3D only, the change every K sweeps (fused), and for
+// some K only at the last or by a plain sweep (norm=plain); its sweeps a run rounded to a
+// multiple of K. For every row "of copy" is the effective rate: point updates a second times 16 B
+// (8 B) over the copy bandwidth, i.e. over the single-sweep copy bound; GB/s is what the row's
+// passes move (a time-tiled pass reads and writes u once for K sweeps), so it stays below copy
+// while "of copy" can exceed 1. --set timetile: only the 3D rows of cuda-norm and cuda-timetile
+// (no 2D grid, no system comparison).
 #include <omp.h>
 
 #include <algorithm>
@@ -35,9 +43,9 @@
 
 #include <boost/program_options.hpp>
 
+#include "analysis/generate.hpp"
 #include "bench_common.hpp"
 #include "jacobi.hpp"
-#include "analysis/generate.hpp"
 #include "spmv.hpp"
 
 namespace po = boost::program_options;
@@ -105,7 +113,9 @@ using namespace mm;
 
 struct CudaOptions {
   std::vector<std::int64_t> sizes3{256, 384, 512}, sizes2{8192};
-  double updates = 1e10;  // point updates a run (the naive variant: a tenth)
+  std::vector<int> time_tiles;  // empty: 1 2 3 4 in double, 2 4 6 8 in single
+  bool only_timetile = false;   // --set timetile
+  double updates = 1e10;        // point updates a run (the naive variant: a tenth)
   int warmup = 1, repeat = 5;
   std::string jsonl;
   JacobiTuning tuning;  // --tune: the marching sweeps'
@@ -115,12 +125,22 @@ struct GpuRow {
   int dim;
   std::int64_t n;
   std::string impl, precision;
-  bool every;  // the change every sweep, else only at the last
+  std::int64_t check;  // the change every CHECK sweeps (and at the last)
   std::int64_t sweeps;
   PhaseStats t;
-  double mlups, gbps;
+  double mlups, gbps;     // GB/s: the bytes the run moved (time-tiled: its passes)
+  double effective;       // point updates * 16 B (8 B) / s / 1e9: over copy, the copy-bound ratio
   nlohmann::json tuning;  // what the sweep used
+  int time_tile = 0;
 };
+
+// "every sweep", "last sweep", "every 4 (fused)".
+std::string change_text(const GpuRow& r) {
+  if (r.check == r.sweeps && r.sweeps > 1) return "last sweep";
+  if (r.check == 1 && r.time_tile == 0) return "every sweep";
+  return "every " + std::to_string(r.check) +
+         (r.time_tile ? " (" + r.tuning.value("norm", std::string("fused")) + ")" : "");
+}
 
 // "warps=8 chunks=3", or "-" when the sweep takes no keys.
 std::string tuning_text(const nlohmann::json& t) {
@@ -136,30 +156,59 @@ const Impl<Make>& find(const ImplList<Make>& list, const std::string& name) {
   throw std::runtime_error("jacobi_bench: no implementation " + name + " (built without CUDA?)");
 }
 
-// One implementation through its runner: SWEEPS sweeps a run, tol < 0 (a fixed count).
+// One implementation through its runner: about UPDATES point updates a run (a multiple of K
+// sweeps for the time-tiled one), tol < 0 (a fixed count), the change every EVERY sweeps (0:
+// only at the last; time-tiled: every K when 1), K = TIME_TILE sweeps a pass (cuda-timetile).
 template <class T>
-GpuRow stencil_row(int dim, std::int64_t n, const std::string& name, bool every, double updates,
-                   const CudaOptions& o) {
+GpuRow stencil_row(int dim, std::int64_t n, const std::string& name, std::int64_t every,
+                   double updates, const CudaOptions& o, int time_tile = 0, int norm = 0) {
   const HeatedRoom room = heated_room(dim, n);
+  const std::int64_t k = std::max(time_tile, 1);
   const auto sweeps = std::max<std::int64_t>(
-      1, static_cast<std::int64_t>(updates / static_cast<double>(room.interior())));
+      k, static_cast<std::int64_t>(updates / static_cast<double>(room.interior())) / k * k);
+  const std::int64_t check = every == 0 ? sweeps : std::max(every, k);
   std::vector<T> u(static_cast<std::size_t>(room.points()));
   JacobiResult res;
-  StencilProblem<T> p{room, u.data(), JacobiStop{sweeps, -1, every ? 1 : sweeps}, &res, o.tuning};
+  JacobiTuning tuning = o.tuning;
+  if (norm) tuning.norm = norm;
+  const JacobiStop stop{sweeps, -1, check};
+  StencilProblem<T> p{room, u.data(), stop, &res, tuning, time_tile};
   auto r = find(stencil_impls<T>(), name).make(p);
   const Measured m = measure(*r, o.warmup, o.repeat);
   if (res.iterations != sweeps) throw std::runtime_error("jacobi_bench: wrong iteration count");
   const double done = static_cast<double>(room.interior()) * static_cast<double>(sweeps);
+  const double bytes =
+      time_tile > 0 ? stencil_time_tile_bytes<T>(
+                          room, stencil_time_tile_passes(stop, sweeps, time_tile,
+                                                         m.tuning.value("norm", "") == "plain"))
+                    : stencil_bytes<T>(room, sweeps);
   return {dim,
           n,
           name,
           sizeof(T) == 8 ? "double" : "single",
-          every,
+          check,
           sweeps,
           m.compute,
           done / m.compute.median * 1e-6,
+          bytes / m.compute.median * 1e-9,
           stencil_bytes<T>(room, sweeps) / m.compute.median * 1e-9,
-          m.tuning};
+          m.tuning,
+          time_tile};
+}
+
+// The time-tiled rows of one 3D room in precision T: K of O.time_tiles (or the precision's
+// defaults) with the change every K (fused), and at the largest two K the change only at the
+// last sweep and every K by a plain sweep.
+template <class T>
+void time_tile_rows(std::int64_t n, const CudaOptions& o, std::vector<GpuRow>& rows) {
+  std::vector<int> ks = o.time_tiles;
+  if (ks.empty()) ks = sizeof(T) == 8 ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{2, 4, 6, 8};
+  std::erase_if(ks, [](int k) { return k < 1 || k > stencil_time_tile_max(sizeof(T)); });
+  for (const int k : ks) rows.push_back(stencil_row<T>(3, n, "cuda-timetile", 1, o.updates, o, k));
+  for (std::size_t i = ks.size() >= 2 ? ks.size() - 2 : 0; i < ks.size(); ++i) {
+    rows.push_back(stencil_row<T>(3, n, "cuda-timetile", 0, o.updates, o, ks[i]));
+    rows.push_back(stencil_row<T>(3, n, "cuda-timetile", 1, o.updates, o, ks[i], 2));
+  }
 }
 
 int run_cuda(const CudaOptions& o) {
@@ -174,44 +223,55 @@ int run_cuda(const CudaOptions& o) {
   std::cout << "# " << ctx["device"].get<std::string>()
             << ": copy bandwidth (cudaMemcpy device to device, 1 GiB, read + write) "
             << fixed(copy, 1) << " GB/s\n\n"
-            << "| dim | N | impl | precision | change | sweeps/run | median ms | min ms | MLUP/s | "
-               "GB/s | of copy | vs naive | tuning |\n"
-               "|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+            << "| dim | N | impl | K | precision | change | sweeps/run | median ms | min ms | "
+               "MLUP/s | GB/s | of copy | vs naive | tuning |\n"
+               "|---:|---:|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   std::vector<std::pair<int, std::int64_t>> grids;
   for (const auto n : o.sizes3) grids.push_back({3, n});
-  for (const auto n : o.sizes2) grids.push_back({2, n});
+  if (!o.only_timetile)
+    for (const auto n : o.sizes2) grids.push_back({2, n});
   for (const auto& [dim, n] : grids) {
     std::vector<GpuRow> rows;
-    rows.push_back(stencil_row<double>(dim, n, "cuda-naive", true, o.updates / 10, o));
-    rows.push_back(stencil_row<double>(dim, n, "cuda-coalesced", true, o.updates, o));
-    rows.push_back(stencil_row<double>(dim, n, "cuda-partials", true, o.updates, o));
-    rows.push_back(stencil_row<double>(dim, n, "cuda-partials", false, o.updates, o));
-    rows.push_back(stencil_row<double>(dim, n, "cuda-norm", true, o.updates, o));
-    rows.push_back(stencil_row<double>(dim, n, "cuda-norm", false, o.updates, o));
-    if (dim == 3) {  // the rows of y a thread holds (2D marches one row a thread)
-      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry2", true, o.updates, o));
-      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry4", true, o.updates, o));
-      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-col", true, o.updates, o));
+    if (!o.only_timetile) {
+      rows.push_back(stencil_row<double>(dim, n, "cuda-naive", 1, o.updates / 10, o));
+      rows.push_back(stencil_row<double>(dim, n, "cuda-coalesced", 1, o.updates, o));
+      rows.push_back(stencil_row<double>(dim, n, "cuda-partials", 1, o.updates, o));
+      rows.push_back(stencil_row<double>(dim, n, "cuda-partials", 0, o.updates, o));
     }
-    rows.push_back(stencil_row<float>(dim, n, "cuda-naive", true, o.updates / 10, o));
-    rows.push_back(stencil_row<float>(dim, n, "cuda-partials", true, o.updates, o));
-    rows.push_back(stencil_row<float>(dim, n, "cuda-norm", true, o.updates, o));
+    rows.push_back(stencil_row<double>(dim, n, "cuda-norm", 1, o.updates, o));
+    rows.push_back(stencil_row<double>(dim, n, "cuda-norm", 0, o.updates, o));
+    if (dim == 3 && !o.only_timetile) {  // the rows of y a thread holds (2D: one row a thread)
+      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry2", 1, o.updates, o));
+      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry4", 1, o.updates, o));
+      rows.push_back(stencil_row<double>(dim, n, "cuda-norm-col", 1, o.updates, o));
+    }
+    if (dim == 3) time_tile_rows<double>(n, o, rows);
+    if (!o.only_timetile) {
+      rows.push_back(stencil_row<float>(dim, n, "cuda-naive", 1, o.updates / 10, o));
+      rows.push_back(stencil_row<float>(dim, n, "cuda-partials", 1, o.updates, o));
+    }
+    rows.push_back(stencil_row<float>(dim, n, "cuda-norm", 1, o.updates, o));
+    if (dim == 3) time_tile_rows<float>(n, o, rows);
     for (const GpuRow& r : rows) {
       double naive = 0;
       for (const GpuRow& q : rows)
         if (q.impl == "cuda-naive" && q.precision == r.precision) naive = q.mlups;
-      std::cout << "| " << r.dim << " | " << r.n << " | " << r.impl << " | " << r.precision << " | "
-                << (r.every ? "every sweep" : "last sweep") << " | " << r.sweeps << " | "
+      std::cout << "| " << r.dim << " | " << r.n << " | " << r.impl << " | "
+                << (r.time_tile ? std::to_string(r.time_tile) : "-") << " | " << r.precision
+                << " | " << change_text(r) << " | " << r.sweeps << " | "
                 << fixed(r.t.median * 1e3, 3) << " | " << fixed(r.t.min * 1e3, 3) << " | "
                 << fixed(r.mlups, 0) << " | " << fixed(r.gbps, 1) << " | "
-                << fixed(r.gbps / copy, 3) << " | " << fixed(r.mlups / naive, 2) << " | "
-                << tuning_text(r.tuning) << " |" << std::endl;
+                << fixed(r.effective / copy, 3) << " | "
+                << (naive > 0 ? fixed(r.mlups / naive, 2) : "-") << " | " << tuning_text(r.tuning)
+                << " |" << std::endl;
       if (js)
         js << nlohmann::json{{"dim", r.dim},
                              {"n", r.n},
                              {"impl", r.impl},
                              {"precision", r.precision},
-                             {"norm_every_sweep", r.every},
+                             {"norm_every_sweep", r.check == 1},
+                             {"check_every", r.check},
+                             {"time_tile", r.time_tile},
                              {"sweeps", r.sweeps},
                              {"median_s", r.t.median},
                              {"min_s", r.t.min},
@@ -219,8 +279,8 @@ int run_cuda(const CudaOptions& o) {
                              {"repeats", r.t.repeats},
                              {"mlups", r.mlups},
                              {"gbps", r.gbps},
-                             {"of_copy", r.gbps / copy},
-                             {"vs_naive", r.mlups / naive},
+                             {"of_copy", r.effective / copy},
+                             {"vs_naive", naive > 0 ? r.mlups / naive : 0.0},
                              {"tuning", r.tuning},
                              {"copy_gbps", copy}}
                   .dump()
@@ -228,6 +288,7 @@ int run_cuda(const CudaOptions& o) {
     }
   }
 
+  if (o.only_timetile) return 0;
   // The same unknowns as a stored matrix: the 7-point system of a 128^3 grid (walls outside).
   using I = std::int32_t;
   GenOptions g;
@@ -243,7 +304,7 @@ int run_cuda(const CudaOptions& o) {
   SpmvProblem<I, double> sp{&a, nullptr, Symmetry::general, b.data(), nullptr, y.data(), 1.0, 0.0};
   auto sr = find(spmv_impls<I, double>(), "cusparse").make(sp);
   const double t_spmv = measure(*sr, o.warmup, 5 * o.repeat).compute.median;
-  const GpuRow st = stencil_row<double>(3, 130, "cuda-norm", true, 130.0 * 130 * 130 * 50, o);
+  const GpuRow st = stencil_row<double>(3, 130, "cuda-norm", 1, 130.0 * 130 * 130 * 50, o);
   const double t_stencil = st.t.median / static_cast<double>(st.sweeps);
   std::cout << "\n7-point system, 128^3 unknowns, " << a.nnz()
             << " nonzeros, double, int32 indices; per sweep (SpMV: per call), the change every "
@@ -279,8 +340,9 @@ int main(int argc, char** argv) {
   int threads = 0, repeat = 5, warmup = 1;
   double updates = 2e8;
   std::int64_t ref_max = 512;
-  std::string jsonl, device = "cpu";
+  std::string jsonl, device = "cpu", set = "all";
   std::vector<std::string> tune;
+  std::vector<int> time_tiles;
   po::options_description o("jacobi_bench options");
   o.add_options()("help,h", "this help")("device", po::value(&device), "cpu or cuda")(
       "sizes", po::value(&sizes)->multitoken(), "grid points a side")(
@@ -289,7 +351,10 @@ int main(int argc, char** argv) {
       "updates", po::value(&updates), "point updates a run (sweeps = updates / (N-2)^3, >= 1)")(
       "ref-max", po::value(&ref_max), "largest N the serial ref runs at")(
       "jsonl", po::value(&jsonl), "also write JSON lines here")(
-      "tune", po::value(&tune), "KEY=VALUE: tune the marching sweeps (--tune help: the keys)");
+      "tune", po::value(&tune), "KEY=VALUE: tune the marching sweeps (--tune help: the keys)")(
+      "time-tiles", po::value(&time_tiles)->multitoken(),
+      "cuda: K of the time-tiled rows (default 1 2 3 4 double, 2 4 6 8 single)")(
+      "set", po::value(&set), "cuda: all (default) or timetile (cuda-norm and cuda-timetile, 3D)");
   po::variables_map vm;
   if (!mm::bench::parse_options(argc, argv, o, vm, "jacobi_bench")) return 2;
   if (vm.count("help")) {
@@ -315,6 +380,12 @@ int main(int argc, char** argv) {
   if (device == "cuda") {
     jacobi_bench::CudaOptions c;
     c.tuning = tuning;
+    c.time_tiles = time_tiles;
+    if (set != "all" && set != "timetile") {
+      std::cerr << "jacobi_bench: --set all or timetile\n";
+      return 2;
+    }
+    c.only_timetile = set == "timetile";
     if (vm.count("sizes")) c.sizes3 = sizes;
     if (vm.count("updates")) c.updates = updates;
     c.repeat = repeat;

@@ -205,6 +205,90 @@ expect_exit 0 mmjacobi --poisson3d 16 --tol 1e-3 --check-every 10 -q
 [[ ! -s out ]] && pass "-q writes nothing" || fail "-q wrote $(wc -c <out) bytes"
 expect_stderr 'iterations, .*converged: <= tol 0.001'
 
+# ---- --time-tile K: cuda-timetile, K sweeps a pass (the 3D room on the GPU) ---------------------
+expect_exit 2 mmjacobi --poisson3d 16 --max-iter 8 --time-tile 0
+expect_stderr '^mmjacobi: --time-tile must be 1\.\.4 in double precision$'
+expect_exit 2 mmjacobi --poisson3d 16 --max-iter 8 --time-tile -3
+expect_exit 2 mmjacobi --poisson3d 16 --max-iter 8 --time-tile 5
+expect_exit 2 mmjacobi --poisson3d 16 --max-iter 8 --time-tile 9 --precision single
+expect_stderr '^mmjacobi: --time-tile must be 1\.\.8 in single precision$'
+expect_exit 2 mmjacobi --poisson3d 16 --max-iter 8 --time-tile two
+expect_exit 2 mmjacobi --poisson3d 16 --max-iter 8 --time-tile 4 --check-every 6
+expect_stderr '^mmjacobi: --check-every 6 is not a multiple of --time-tile 4: the change is computed at the end of a pass of K sweeps$'
+expect_exit 2 mmjacobi --poisson2d 16 --max-iter 8 --time-tile 2
+expect_stderr '^mmjacobi: --time-tile: the time-tiled sweep is 3D only \(--poisson3d N\)$'
+expect_exit 2 mmjacobi A.mtx b.mtx --max-iter 8 --time-tile 2
+expect_exit 2 mmjacobi --poisson3d 16 --max-iter 8 --time-tile 2 --impl cuda-norm
+expect_stderr '^mmjacobi: --time-tile runs cuda-timetile, not --impl cuda-norm$'
+# No CPU implementation: a usage error, whether the CPU was asked for or chosen for want of a GPU.
+expect_exit 2 mmjacobi --poisson3d 16 --max-iter 8 --time-tile 2 --device cpu -o tt_cpu.mtx
+expect_stderr '^mmjacobi: --time-tile runs on the GPU \(cuda-timetile\); the CPU sweeps are not time-tiled \(--device cpu chose the CPU\)$'
+[[ ! -e tt_cpu.mtx ]] && pass "--time-tile on the CPU wrote nothing" || fail "--time-tile on the CPU left tt_cpu.mtx"
+if [[ $gpu ]]; then
+  expect_exit 0 mmjacobi --list-impls --all
+  grep -Eq '^cuda-timetile +cuda .*\[experimental\]$' out && pass "--all lists cuda-timetile" ||
+    fail "--all: cuda-timetile: $(cat out)"
+  # The grid bit for bit cuda-norm's for every K, 12 sweeps in passes of K (12: a multiple of
+  # each); the record: K, the change every 12, the flops of 12 sweeps, the bytes of 12 / K passes.
+  rm -f tt.jsonl
+  for prec in double single; do
+    expect_exit 0 mmjacobi --poisson3d 33 --max-iter 12 --check-every 12 --impl cuda-norm \
+      --precision $prec -o tt_norm_$prec.mtx
+    for k in 1 2 3 4 $([[ $prec == single ]] && echo 6); do
+      expect_exit 0 mmjacobi --poisson3d 33 --max-iter 12 --check-every 12 --time-tile $k \
+        --precision $prec -o tt_${k}_$prec.mtx --timing tt.jsonl
+      expect_stderr "^mmjacobi: poisson3d N=33: 12 iterations, .* MLUP/s \(cuda-timetile, $k sweeps a pass on .+, median of 1\)$"
+      same_files tt_${k}_$prec.mtx tt_norm_$prec.mtx
+    done
+  done
+  if "$PY" - <<'EOF'; then
+import json
+r = [json.loads(l) for l in open('tt.jsonl')]
+interior = 31 ** 3
+ok = [x['time_tile'] for x in r] == [1, 2, 3, 4, 1, 2, 3, 4, 6]
+for x in r:
+    v = 8 if x['precision'] == 'double' else 4
+    passes = -(-12 // x['time_tile'])
+    ok &= x['impl'] == 'cuda-timetile' and x['iterations'] == 12 and x['check_every'] == 12
+    ok &= abs(x['flops'] - 8 * interior * 12) < 1e-6 and abs(x['bytes'] - 2 * v * interior * passes) < 1e-6
+    ok &= x['tuning'].get('norm') == 'fused' and x['tuning'].get('chunks', 0) >= 1
+raise SystemExit(0 if ok else 1)
+EOF
+    pass "--time-tile records: K, check_every, flops, bytes"
+  else fail "--time-tile records: $(cat tt.jsonl)"; fi
+  # The change: by a plain last sweep, cuda-norm's bit for bit; fused, within rounding.
+  expect_exit 0 mmjacobi --poisson3d 33 --max-iter 12 --check-every 4 --time-tile 4 --tune norm=plain \
+    -q --timing tt_plain.jsonl
+  expect_exit 0 mmjacobi --poisson3d 33 --max-iter 12 --check-every 4 --time-tile 4 -q --timing tt_fused.jsonl
+  expect_exit 0 mmjacobi --poisson3d 33 --max-iter 12 --check-every 4 --impl cuda-norm -q --timing tt_cn.jsonl
+  if "$PY" - <<'EOF'; then
+import json
+p, f, c = (json.loads(open(n).readline()) for n in ('tt_plain.jsonl', 'tt_fused.jsonl', 'tt_cn.jsonl'))
+print(p['final_norm'], f['final_norm'], c['final_norm'], p['bytes'], f['bytes'])
+ok = p['final_norm'] == c['final_norm'] and abs(f['final_norm'] - c['final_norm']) <= 1e-10 * c['final_norm']
+ok &= p['tuning']['norm'] == 'plain' and f['tuning']['norm'] == 'fused'
+ok &= p['bytes'] == 2 * f['bytes']  # 3 checked passes: 3 tiled sweeps and a plain one each
+raise SystemExit(0 if ok else 1)
+EOF
+    pass "--time-tile norms: plain == cuda-norm's, fused within rounding"
+  else fail "--time-tile norms: $(cat tt_plain.jsonl tt_fused.jsonl tt_cn.jsonl)"; fi
+  # A tolerance: the change every K unless --check-every says otherwise; cuda-norm's stop with
+  # that --check-every.
+  expect_exit 0 mmjacobi --poisson3d 40 --tol 5e-2 --time-tile 3 -q --timing tt_tol.jsonl
+  expect_stderr '^mmjacobi: poisson3d N=40: [0-9]*[0369] iterations, .*converged'
+  expect_exit 0 mmjacobi --poisson3d 40 --tol 5e-2 --check-every 3 --impl cuda-norm -q --timing tt_tol_cn.jsonl
+  if "$PY" - <<'EOF'; then
+import json
+t, c = (json.loads(open(n).readline()) for n in ('tt_tol.jsonl', 'tt_tol_cn.jsonl'))
+raise SystemExit(0 if t['check_every'] == 3 and t['iterations'] == c['iterations'] and t['converged'] else 1)
+EOF
+    pass "--time-tile 3 --tol: cuda-norm's stop with --check-every 3"
+  else fail "--tol: $(cat tt_tol.jsonl tt_tol_cn.jsonl)"; fi
+  # --impl cuda-timetile alone: the precision's default K, named in the record.
+  expect_exit 0 mmjacobi --poisson3d 20 --max-iter 24 --impl cuda-timetile -q --timing tt_def.jsonl
+  grep -q '"time_tile":[1-4][,}]' tt_def.jsonl && pass "--impl cuda-timetile: a default K" || fail "no K: $(cat tt_def.jsonl)"
+fi
+
 # ---- not converged: exit 1, still written, marked ------------------------------------------------
 expect_exit 1 mmjacobi A.mtx b.mtx --tol 1e-30 --max-iter 5 -o xnc.mtx
 expect_stderr 'NOT converged: tol 1e-30 not reached in --max-iter 5'
