@@ -33,7 +33,7 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.keys[0].fallback, "8");
   EXPECT_EQ(k.keys[1].name, "chunks");
   EXPECT_EQ(k.keys[1].allowed, "0..65535");
-  EXPECT_EQ(k.keys[1].fallback, "0: the wave-fill rule (cuda-timetile: the fewest steps)");
+  EXPECT_EQ(k.keys[1].fallback, "0: the wave-fill rule");
   EXPECT_EQ(k.keys[2].name, "norm");
   EXPECT_EQ(k.keys[2].allowed, "fused|plain");
   EXPECT_EQ(k.keys[2].fallback, "fused");
