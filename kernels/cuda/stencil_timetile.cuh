@@ -33,75 +33,6 @@ using stencil::within;
 // their value at every level (the point's centre is passed on), as both grids hold the walls.
 // With NORM the squared change of level L (against level L-1) over the written points is
 // reduced by the grid's last block into *SLOT (stencil::reduce_change).
-// One step of timetile3_sweep: its rows through the levels. The shared loads of a row (its
-// neighbours along x and the centre of the row after, for every level) are issued before the
-// stores of the row before: the compiler keeps shared loads and stores in program order (it
-// cannot tell that CUR and NEXT never overlap), so loading a row ahead is what lets their
-// latency hide behind the row before's arithmetic.
-template <class T, int L, int R, bool NORM>
-__device__ __forceinline__ void timetile_step(const T* cur, T* next, const T* __restrict__ p,
-                                              T* __restrict__ o, bool more, bool write,
-                                              std::int64_t s, std::int64_t n, const Room& r,
-                                              unsigned loadable, unsigned interior, unsigned heat,
-                                              unsigned written, T (&bl)[L][R], T (&ahead)[R],
-                                              double& change, T src, T inv) {
-  constexpr int P = kTileX + 2;
-  constexpr int PLANE = (kThreadsY * R + 2) * P;
-  // Per level: its plane inside the room's interior, and in the radiator's range of z.
-  bool z_in[L], heat_z[L];
-#pragma unroll
-  for (int t = 0; t < L; ++t) {
-    const std::int64_t z = s - 1 - t;
-    z_in[t] = z >= 1 && z <= n - 2;
-    heat_z[t] = within(z, r.rz0, r.rz1);
-  }
-  // Each level's centre values of rows q-1 and q (sliding along q), and row q's neighbours
-  // along x and the centre of row q+1, loaded a row ahead.
-  T c_lo[L], c_mid[L], xl[L], xr[L], c_hi[L];
-#pragma unroll
-  for (int t = 0; t < L; ++t) {
-    const T* const c = cur + t * PLANE;
-    c_lo[t] = c[-P];
-    c_mid[t] = c[0];
-    xl[t] = c[-1];
-    xr[t] = c[1];
-    c_hi[t] = c[P];
-  }
-#pragma unroll
-  for (int q = 0; q < R; ++q) {
-    T nxl[L], nxr[L], nhi[L];
-    if (q + 1 < R)
-#pragma unroll
-      for (int t = 0; t < L; ++t) {
-        const T* const c = cur + t * PLANE + (q + 1) * P;
-        nxl[t] = c[-1];
-        nxr[t] = c[1];
-        nhi[t] = c[P];
-      }
-    T v = ahead[q];  // level 0's plane s
-    if (more) ahead[q] = loadable >> q & 1u ? p[q * n] : T(0);
-    next[q * P] = v;
-#pragma unroll
-    for (int t = 0; t < L; ++t) {  // level t + 1 from level t
-      const T f = heat_z[t] && (heat >> q & 1u) ? src : T(0);
-      const T w = stencil::update(xl[t], xr[t], c_lo[t], c_hi[t], bl[t][q], v, f, inv);
-      const T res = z_in[t] && (interior >> q & 1u) ? w : c_mid[t];
-      if constexpr (NORM)
-        if (t == L - 1 && write && (written >> q & 1u)) change += stencil::sq_change(w, c_mid[t]);
-      bl[t][q] = c_mid[t];
-      if (t < L - 1) next[(t + 1) * PLANE + q * P] = res;
-      v = res;
-    }
-    if (write && (written >> q & 1u)) o[q * n] = v;
-#pragma unroll
-    for (int t = 0; t < L; ++t) {
-      c_lo[t] = c_mid[t];
-      c_mid[t] = c_hi[t];
-      if (q + 1 < R) xl[t] = nxl[t], xr[t] = nxr[t], c_hi[t] = nhi[t];
-    }
-  }
-}
-
 template <class T, int L, int R, bool NORM>
 __global__ void __launch_bounds__(kThreads, 1)
     timetile3_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
@@ -152,12 +83,40 @@ __global__ void __launch_bounds__(kThreads, 1)
     const T* const cur = sh + (s & 1) * (L * PLANE) + me;  // the centre planes, levels 0..L-1
     T* const next = sh + (~s & 1) * (L * PLANE) + me;      // the next step's
     const bool more = s + 1 <= last_read;
-    const T* const p = u + ((s + 1) * nn + col);
-    T* const o = out + ((s - L) * nn + col);
+    const T* p = u + ((s + 1) * nn + col);
+    T* o = out + ((s - L) * nn + col);
     const bool write = s - L >= z0 && s - L < z1;
+    // The centre values of rows q-1, q, q+1 of each level, sliding along q.
+    T c_lo[L], c_mid[L];
     __syncthreads();  // the centre planes of step s are complete (and step s-1's are read)
-    timetile_step<T, L, R, NORM>(cur, next, p, o, more, write, s, n, r, loadable, interior, heat,
-                                 written, bl, ahead, change, src, inv);
+#pragma unroll
+    for (int t = 0; t < L; ++t) {
+      c_lo[t] = cur[t * PLANE - P];
+      c_mid[t] = cur[t * PLANE];
+    }
+#pragma unroll
+    for (int q = 0; q < R; ++q, p += n, o += n) {
+      T v = ahead[q];  // level 0's plane s
+      if (more) ahead[q] = loadable >> q & 1u ? *p : T(0);
+      next[q * P] = v;
+#pragma unroll
+      for (int t = 0; t < L; ++t) {  // level t + 1 from level t, plane z
+        const std::int64_t z = s - 1 - t;
+        const T* const c = cur + t * PLANE + q * P;
+        const T c_hi = c[P];
+        const T f = within(z, r.rz0, r.rz1) && (heat >> q & 1u) ? src : T(0);
+        const T w = stencil::update(c[-1], c[1], c_lo[t], c_hi, bl[t][q], v, f, inv);
+        const T res = z >= 1 && z <= n - 2 && (interior >> q & 1u) ? w : c_mid[t];
+        if constexpr (NORM)
+          if (t == L - 1 && write && (written >> q & 1u)) change += stencil::sq_change(w, c_mid[t]);
+        bl[t][q] = c_mid[t];
+        c_lo[t] = c_mid[t];
+        c_mid[t] = c_hi;
+        if (t < L - 1) next[(t + 1) * PLANE + q * P] = res;
+        v = res;
+      }
+      if (write && (written >> q & 1u)) *o = v;
+    }
   }
   if constexpr (NORM)
     stencil::reduce_change(

@@ -17,9 +17,8 @@ namespace mm::timetile {
 // of x and R rows of y (two warps along x, 8 threads along y: 512 threads), and marches along
 // z through one chunk of planes. L levels (sweeps) a pass: the points within L of the tile's
 // edge are the halo, recomputed by the neighbouring tiles, so a tile writes (64 - 2L) x
-// (8R - 2L) points of each plane. Wide tiles waste less: at L = 2 in double (R = 7) 60 x 52 of
-// 64 x 56 points are written (1.15 computed a written point), at L = 4 (R = 4) 56 x 24 of 64 x 32
-// (1.52).
+// (8R - 2L) points of each plane. Wide tiles waste less: at L = 2 in double (R = 8) 60 x 60 of
+// 64 x 64 points are written (1.14 computed a written point).
 constexpr int kTileX = 64;
 constexpr int kThreadsY = 8;
 constexpr int kThreads = kTileX * kThreadsY;
@@ -32,11 +31,10 @@ constexpr int max_levels(std::size_t value_bytes) {
   return stencil_time_tile_max(value_bytes);
 }
 // Rows of y a thread holds at L levels: 8 where the registers allow (the squarest tile, the
-// least halo), fewer as the levels grow: ptxas fits them in 128 registers, spilling at most 16
-// bytes (CUDA 13, sm_90).
+// least halo), fewer as the levels grow (ptxas: at most 128 registers, no spills).
 constexpr int rows_per_thread(std::size_t value_bytes, int levels) {
-  if (value_bytes == 4) return levels <= 4 ? 8 : levels == 5 ? 6 : 5;
-  return levels <= 1 ? 8 : levels == 2 ? 7 : levels == 3 ? 5 : 4;
+  if (value_bytes == 4) return levels <= 4 ? 8 : levels <= 6 ? 6 : 5;
+  return levels <= 2 ? 8 : levels == 3 ? 5 : 4;
 }
 // Dynamic shared memory of a block: each level's centre plane of the tile, with a one-point
 // border (rows of 66, 8R + 2 rows) so that the halo's outer points read no neighbour outside

@@ -76,33 +76,33 @@ TEST(TimeTile, LevelsAndRowsFitTheRegistersAndSharedMemory) {
       // An H100's or H200's 227 KB of shared memory a block, with room for the reduction's.
       EXPECT_LE(timetile::shared_bytes(bytes, l, r), std::size_t{200} * 1024) << bytes << " " << l;
     }
-  // Double at 2 levels: 64 x 56 tiles, 60 x 52 written, two buffers of two 66 x 58 planes.
-  EXPECT_EQ(timetile::rows_per_thread(8, 2), 7);
-  EXPECT_EQ(timetile::shared_bytes(8, 2, 7), std::size_t{2 * 2 * 58 * 66 * 8});
+  // Double at 2 levels: 64 x 64 tiles, 60 x 60 written, two buffers of two 66 x 66 planes.
+  EXPECT_EQ(timetile::rows_per_thread(8, 2), 8);
+  EXPECT_EQ(timetile::shared_bytes(8, 2, 8), std::size_t{2 * 2 * 66 * 66 * 8});
 }
 
 TEST(TimeTile, PlanCoversTheRoom) {
-  // N = 512 in double at 2 levels, 132 blocks at once: 9 x 10 tiles of 60 x 52 points; the
-  // fewest steps: 7 chunks of 73 planes (630 blocks, 5 waves of 77 steps).
+  // N = 512 in double at 2 levels, 132 blocks at once: 9 x 9 tiles of 60 x 60 points; the
+  // fewest steps: 8 chunks of 64 planes (648 blocks, 5 waves of 68 steps).
   timetile::TileLaunch l = timetile::plan(heated_room(3, 512), 8, 2, 0, 132);
   EXPECT_EQ(l.out_x, 60);
-  EXPECT_EQ(l.out_y, 52);
+  EXPECT_EQ(l.out_y, 60);
   EXPECT_EQ(l.gx, 9);
-  EXPECT_EQ(l.gy, 10);
-  EXPECT_EQ(l.gz, 7);
-  EXPECT_EQ(l.chunk, 73);
-  EXPECT_EQ(l.gz, timetile::chunks(90, 132, 510, 2, 0));
+  EXPECT_EQ(l.gy, 9);
+  EXPECT_EQ(l.gz, 8);
+  EXPECT_EQ(l.chunk, 64);
+  EXPECT_EQ(l.gz, timetile::chunks(81, 132, 510, 2, 0));
   EXPECT_EQ(l.chunk, (510 + l.gz - 1) / l.gz);
   EXPECT_GE(l.gz * l.chunk, 510);
   EXPECT_LT((l.gz - 1) * l.chunk, 510);
-  EXPECT_NEAR(l.read_per_written(), 64.0 * 56 / (60 * 52), 1e-12);
+  EXPECT_NEAR(l.read_per_written(), 64.0 * 64 / (60 * 60), 1e-12);
   // Requested chunks, at most the planes; the rule's choice minimises waves * steps.
   EXPECT_EQ(timetile::plan(heated_room(3, 512), 8, 2, 7, 132).gz, 7);
   EXPECT_EQ(timetile::plan(heated_room(3, 12), 8, 2, 100, 132).gz, 10);
   for (std::int64_t c = 1; c <= 510; ++c) {
-    const std::int64_t best = timetile::chunks(90, 132, 510, 2, 0);
+    const std::int64_t best = timetile::chunks(81, 132, 510, 2, 0);
     const auto steps = [](std::int64_t k) {
-      return (90 * k + 131) / 132 * ((510 + k - 1) / k + 4);
+      return (81 * k + 131) / 132 * ((510 + k - 1) / k + 4);
     };
     EXPECT_LE(steps(best), steps(c)) << c;
   }
