@@ -13,11 +13,13 @@
 // Iterative counts are summed over the iterations actually run (x4 for complex values).
 #pragma once
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "impl.hpp"
 #include "lu.hpp"
@@ -101,12 +103,42 @@ void solve_lapack(const Dense<T>& a, Dense<T>& b);
 template <class I, class T>
 double solve_umfpack(const Csr<I, T>& a, const Dense<T>& b, Dense<T>& x);
 
-// ---- Krylov methods over the vector operations of one backend. A CUDA backend gives
-// its own operations on device vectors; the method drivers stay the same.
+// ---- Krylov methods over the vector operations of one backend. A backend whose vectors live
+// elsewhere (a GPU rank's: device memory) gives its operations and its vectors; the method
+// drivers stay the same.
+
+// A vector of N values where the ops work on them (host memory by default); data() is what the
+// ops' functions take. load and store copy N values from and to host memory.
+template <class T>
+class KrylovVector {
+ public:
+  virtual ~KrylovVector() = default;
+  virtual T* data() = 0;
+  virtual void load(const T* host) = 0;
+  virtual void store(T* host) const = 0;
+};
+
+// Host memory: N zeros in a std::vector.
+template <class T>
+class HostKrylovVector final : public KrylovVector<T> {
+ public:
+  explicit HostKrylovVector(std::int64_t n) : v_(static_cast<std::size_t>(n)) {}
+  T* data() override { return v_.data(); }
+  void load(const T* host) override { std::copy(host, host + v_.size(), v_.begin()); }
+  void store(T* host) const override { std::copy(v_.begin(), v_.end(), host); }
+
+ private:
+  std::vector<T> v_;
+};
+
 template <class T>
 class KrylovOps {
  public:
   virtual ~KrylovOps() = default;
+  // The drivers' work vectors (N values, zero), where the functions below work on them.
+  virtual std::unique_ptr<KrylovVector<T>> vector(std::int64_t n) const {
+    return std::make_unique<HostKrylovVector<T>>(n);
+  }
   virtual std::int64_t size() const = 0;
   virtual void matvec(const T* x, T* y) = 0;  // y = A x
   virtual T dot(const T* x, const T* y) = 0;  // sum conj(x_i) y_i
@@ -133,7 +165,8 @@ template <class I, class T>
 std::unique_ptr<KrylovOps<T>> krylov_ops_cpu(const Csr<I, T>& a, bool jacobi);
 
 // One right-hand side: x (zero on entry) becomes the solution. Adds its flops and takes
-// the worst residual and most iterations into REPORT.
+// the worst residual and most iterations into REPORT. B and X are in the ops' memory (as
+// their vector() gives).
 template <class T>
 void krylov_solve(SolveMethod m, KrylovOps<T>& ops, const T* b, T* x, const IterOptions& opt,
                   SolveReport& report);

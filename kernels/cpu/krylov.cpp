@@ -1,6 +1,7 @@
 // Krylov method drivers (CG, BiCGSTAB, restarted GMRES with Givens rotations), written
 // once over a backend's KrylovOps: the serial ref and the OpenMP cpu backends share them.
 #include <cmath>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -14,11 +15,12 @@ namespace {
 template <class T>
 using R = real_type_t<T>;
 
+// A work vector where OPS keep theirs (host memory unless the ops say otherwise).
 template <class T>
 struct Vec {
-  explicit Vec(std::int64_t n) : v(static_cast<std::size_t>(n)) {}
-  T* p() { return v.data(); }
-  std::vector<T> v;
+  Vec(const KrylovOps<T>& ops, std::int64_t n) : v(ops.vector(n)) {}
+  T* p() { return v->data(); }
+  std::unique_ptr<KrylovVector<T>> v;
 };
 
 // The norm from x'x. Rounding can make the dot slightly negative; a NaN must stay NaN (never
@@ -67,7 +69,7 @@ template <class T>
 Outcome cg(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double goal) {
   const std::int64_t n = ops.size();
   const double n_d = static_cast<double>(n), per = 2 * ops.nnz() + 10 * n_d + (o.jacobi ? n_d : 0);
-  Vec<T> r(n), z(n), p(n), q(n);
+  Vec<T> r(ops, n), z(ops, n), p(ops, n), q(ops, n);
   Outcome out;
   true_residual(ops, b, x, r.p());
   ops.precond(r.p(), z.p());
@@ -110,7 +112,8 @@ Outcome bicgstab(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, doub
   const std::int64_t n = ops.size();
   const double n_d = static_cast<double>(n),
                per = 4 * ops.nnz() + 20 * n_d + (o.jacobi ? 2 * n_d : 0);
-  Vec<T> r(n), rhat(n), p(n), v(n), ph(n), s(n), sh(n), t(n);
+  Vec<T> r(ops, n), rhat(ops, n), p(ops, n), v(ops, n), ph(ops, n), s(ops, n), sh(ops, n),
+      t(ops, n);
   Outcome out;
   true_residual(ops, b, x, r.p());
   ops.axpby(T(1), r.p(), T(0), rhat.p());
@@ -240,8 +243,10 @@ Outcome gmres(KrylovOps<T>& ops, const T* b, T* x, const IterOptions& o, double 
   const std::int64_t n = ops.size();
   const int m = std::max(1, o.restart);
   const double n_d = static_cast<double>(n);
-  std::vector<Vec<T>> v(static_cast<std::size_t>(m) + 1, Vec<T>(n));
-  Vec<T> w(n), z(n);
+  std::vector<Vec<T>> v;
+  v.reserve(static_cast<std::size_t>(m) + 1);
+  for (int i = 0; i <= m; ++i) v.emplace_back(ops, n);
+  Vec<T> w(ops, n), z(ops, n);
   std::vector<T> h(static_cast<std::size_t>((m + 1) * m)), g(static_cast<std::size_t>(m) + 1),
       sn(m), y(m);
   std::vector<R<T>> cs(m);
@@ -340,7 +345,7 @@ void krylov_solve(SolveMethod m, KrylovOps<T>& ops, const T* b, T* x, const Iter
     else
       out = gmres(ops, b, x, opt, goal);
   }
-  Vec<T> t(n);
+  Vec<T> t(ops, n);
   const double rel = bnorm == 0 ? 0.0 : true_residual(ops, b, x, t.p()) / bnorm;
   report.iterations = std::max(report.iterations, out.iterations);
   report.relative_residual = std::max(report.relative_residual, std::isnan(rel) ? INFINITY : rel);
