@@ -3,9 +3,11 @@
 // (vector-k), and merge-path tiles of equal work over row ends and nonzeros (merge).
 #include <algorithm>
 #include <climits>
+#include <stdexcept>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/spmv_cuda.hpp"
+#include "cuda/spmv_device.hpp"
 #include "cuda/spmv_loads.cuh"
 #include "cuda/warp.cuh"
 #include "instantiate.hpp"
@@ -360,6 +362,44 @@ int merge_items(int asked) {
   return 4;
 }
 
+// y = alpha*A*x + beta*y0 by kernel K (scalar, vector or adaptive) on STREAM: the launches
+// every user of these kernels shares (the runner below, SpmvCudaDevice). BLOCKS and LONG_ROWS:
+// the adaptive kernel's plan; L2: its loads' cache hints (cuda::kL2Plain: none).
+template <class I, class D>
+void launch_csr(SpmvCudaKernel k, std::int64_t rows, const I* ptr, const I* idx, const D* val,
+                const D* x, const D* y0, D* y, D alpha, D beta, const RowBlock* blocks,
+                std::size_t n_blocks, const std::int64_t* long_rows, std::size_t n_long, int l2,
+                cudaStream_t stream) {
+  if (rows == 0) return;
+  switch (k) {
+    case SpmvCudaKernel::scalar:
+      scalar_kernel<I, D>
+          <<<grid_for(rows), kThreads, 0, stream>>>(rows, ptr, idx, val, x, y0, y, alpha, beta);
+      MM_CUDA_LAUNCHED("spmv scalar_kernel");
+      break;
+    case SpmvCudaKernel::vector:
+      vector_kernel<I, D><<<grid_for(rows * 32), kThreads, 0, stream>>>(rows, ptr, idx, val, x, y0,
+                                                                        y, alpha, beta);
+      MM_CUDA_LAUNCHED("spmv vector_kernel");
+      break;
+    case SpmvCudaKernel::adaptive:
+      if (n_long) {
+        const auto n = static_cast<std::int64_t>(n_long);
+        init_long_rows<D><<<grid_for(n), kThreads, 0, stream>>>(long_rows, n, y0, y, beta);
+        MM_CUDA_LAUNCHED("spmv init_long_rows");
+      }
+      if (n_blocks) {
+        const auto go =
+            l2 == cuda::kL2Plain ? adaptive_kernel<false, I, D> : adaptive_kernel<true, I, D>;
+        go<<<n_blocks, kThreads, 0, stream>>>(blocks, ptr, idx, val, x, y0, y, alpha, beta, l2);
+        MM_CUDA_LAUNCHED("spmv adaptive_kernel");
+      }
+      break;
+    default:
+      throw std::logic_error("launch_csr: the vector-k and merge kernels run from their runner");
+  }
+}
+
 template <class I, class T>
 class SpmvCudaRunner final : public cuda::CudaRunner {
  public:
@@ -409,36 +449,16 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
     const D* y0 = p_.beta != T{} ? y0_.dev() : nullptr;
     if (rows == 0) return;
     switch (kernel_) {
-      case SpmvCudaKernel::scalar:
-        scalar_kernel<I, D><<<grid_for(rows), kThreads>>>(rows, ptr_.get(), idx_.get(), val_.dev(),
-                                                          x_.dev(), y0, y_.dev(), alpha, beta);
-        MM_CUDA_LAUNCHED("spmv scalar_kernel");
-        break;
-      case SpmvCudaKernel::vector:
-        vector_kernel<I, D><<<grid_for(rows * 32), kThreads>>>(
-            rows, ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0, y_.dev(), alpha, beta);
-        MM_CUDA_LAUNCHED("spmv vector_kernel");
-        break;
-      case SpmvCudaKernel::adaptive:
-        if (long_rows_.size()) {
-          const auto n = static_cast<std::int64_t>(long_rows_.size());
-          init_long_rows<D><<<grid_for(n), kThreads>>>(long_rows_.get(), n, y0, y_.dev(), beta);
-          MM_CUDA_LAUNCHED("spmv init_long_rows");
-        }
-        if (blocks_.size()) {
-          const auto go = used_.l2 == cuda::kL2Plain ? adaptive_kernel<false, I, D>
-                                                     : adaptive_kernel<true, I, D>;
-          go<<<blocks_.size(), kThreads>>>(blocks_.get(), ptr_.get(), idx_.get(), val_.dev(),
-                                           x_.dev(), y0, y_.dev(), alpha, beta, used_.l2);
-          MM_CUDA_LAUNCHED("spmv adaptive_kernel");
-        }
-        break;
       case SpmvCudaKernel::vector_k:
         launch_vector_k(rows, alpha, beta, y0);
         break;
       case SpmvCudaKernel::merge:
         launch_merge(rows, alpha, beta, y0);
         break;
+      default:
+        launch_csr<I, D>(kernel_, rows, ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0, y_.dev(),
+                         alpha, beta, blocks_.get(), blocks_.size(), long_rows_.get(),
+                         long_rows_.size(), used_.l2, cudaStream_t{});
     }
   }
 
@@ -544,9 +564,58 @@ std::unique_ptr<Runner> make_spmv_cuda(const SpmvProblem<I, T>& p, SpmvCudaKerne
   return std::make_unique<SpmvCudaRunner<I, T>>(p, k, t);
 }
 
+template <class I, class T>
+struct SpmvCudaDevice<I, T>::Impl {
+  SpmvCudaKernel kernel;
+  std::int64_t rows;
+  cuda::Buffer<I> ptr, idx;
+  cuda::Buffer<T> val;
+  cuda::Buffer<RowBlock> blocks;
+  cuda::Buffer<std::int64_t> long_rows;
+};
+
+template <class I, class T>
+SpmvCudaDevice<I, T>::SpmvCudaDevice(const Csr<I, T>& a, SpmvCudaKernel kernel)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.kernel = kernel;
+  m.rows = a.rows;
+  m.ptr = cuda::Buffer<I>(a.ptr.data(), a.ptr.size());
+  m.idx = cuda::Buffer<I>(a.idx.data(), a.idx.size());
+  m.val = cuda::Buffer<T>(a.val.data(), a.val.size());
+  if (kernel == SpmvCudaKernel::adaptive) {
+    std::vector<RowBlock> blocks;
+    std::vector<std::int64_t> long_rows;
+    plan_blocks(a.ptr, a.idx, a.rows, blocks, long_rows);
+    m.blocks = cuda::Buffer<RowBlock>(blocks.data(), blocks.size());
+    m.long_rows = cuda::Buffer<std::int64_t>(long_rows.data(), long_rows.size());
+  }
+}
+
+template <class I, class T>
+SpmvCudaDevice<I, T>::~SpmvCudaDevice() = default;
+
+template <class I, class T>
+std::int64_t SpmvCudaDevice<I, T>::rows() const {
+  return impl_->rows;
+}
+
+template <class I, class T>
+void SpmvCudaDevice<I, T>::apply(const T* x, const T* y0, T* y, T alpha, T beta,
+                                 cudaStream_t stream) const {
+  using D = dev_t<T>;
+  const Impl& m = *impl_;
+  launch_csr<I, D>(m.kernel, m.rows, m.ptr.get(), m.idx.get(), m.val.dev(),
+                   reinterpret_cast<const D*>(x),
+                   beta != T{} ? reinterpret_cast<const D*>(y0) : nullptr, reinterpret_cast<D*>(y),
+                   cuda::to_dev(alpha), cuda::to_dev(beta), m.blocks.get(), m.blocks.size(),
+                   m.long_rows.get(), m.long_rows.size(), cuda::kL2Plain, stream);
+}
+
 #define MM_SPMV_CUDA(I, T)                                                                        \
   template std::unique_ptr<Runner> make_spmv_cuda<I, T>(const SpmvProblem<I, T>&, SpmvCudaKernel, \
-                                                        const SpmvTuning&);
+                                                        const SpmvTuning&);                       \
+  template class SpmvCudaDevice<I, T>;
 MM_FOR_INDEX_VALUE_TYPES(MM_SPMV_CUDA)
 
 }  // namespace mm
