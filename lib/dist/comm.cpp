@@ -14,7 +14,13 @@
 #include "mm/error.hpp"
 
 #ifdef MM_HAVE_MPI
+#include <dlfcn.h>
 #include <mpi.h>
+// Open MPI's extensions: MPIX_CUDA_AWARE_SUPPORT says whether the headers' library was built
+// with CUDA; MPIX_Query_cuda_support() whether the running one moves device memory.
+#if defined(OPEN_MPI) && OPEN_MPI && __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
 #endif
 
 namespace mm::dist {
@@ -306,15 +312,27 @@ void Requests::wait() {
   check(rc, "MPI_Waitall");
 }
 
-int Comm::node_rank() const {
-  if (!impl_) return 0;
+Comm::NodeRank Comm::node_rank() const {
+  NodeRank r;
+  if (!impl_) return r;
   MPI_Comm node;
   check(MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
         "MPI_Comm_split_type");
-  int r = 0;
-  MPI_Comm_rank(node, &r);
+  MPI_Comm_rank(node, &r.rank);
+  MPI_Comm_size(node, &r.size);
   MPI_Comm_free(&node);
   return r;
+}
+
+bool cuda_aware_mpi() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  // Looked up rather than called: a libmpi without the CUDA extension must still load the tools.
+  using Query = int (*)();
+  const auto query = reinterpret_cast<Query>(dlsym(RTLD_DEFAULT, "MPIX_Query_cuda_support"));
+  return g_session && query && query() == 1;
+#else
+  return false;
+#endif
 }
 
 int threads_per_rank() {
@@ -424,8 +442,12 @@ bool Requests::empty() const {
 }
 void Requests::wait() {}
 
-int Comm::node_rank() const {
-  return 0;
+Comm::NodeRank Comm::node_rank() const {
+  return {};
+}
+
+bool cuda_aware_mpi() {
+  return false;
 }
 
 int threads_per_rank() {

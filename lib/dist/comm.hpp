@@ -78,10 +78,6 @@ class Comm {
   bool mpi() const;  // backed by an MPI communicator
 
   void barrier() const;
-  // This rank among the ranks of its node (MPI_Comm_split_type shared, in rank order);
-  // collective. 0 without MPI.
-  int node_rank() const;
-
   // In place over all ranks: DATA[0..N) reduced by OP, the result on every rank (complex
   // values: Op::sum only).
   template <class T>
@@ -179,6 +175,13 @@ class Comm {
   // agree on an error. Does not return.
   [[noreturn]] void abort(int code) const;
 
+  // This rank among the ranks of its node (those that share its memory: MPI_COMM_TYPE_SHARED),
+  // e.g. to pick a GPU of the node. Collective. {0, 1} on the one-rank communicator.
+  struct NodeRank {
+    int rank = 0, size = 1;
+  };
+  NodeRank node_rank() const;
+
   // Raw forms (bytes; counts in elements of ELEM bytes).
   void allreduce_raw(void* data, std::size_t n, Scalar s, Op op) const;
   void allgather_raw(const void* send, void* recv, std::size_t bytes) const;
@@ -235,5 +238,10 @@ int threads_per_rank();
 
 // Whether this build has MPI at all.
 bool built_with_mpi();
+
+// Whether the MPI library the job runs with moves device (CUDA) memory itself (Open MPI's
+// MPIX_Query_cuda_support, looked up at run time: the library may not be the one built
+// against); false without MPI, for another MPI, or when the library says no.
+bool cuda_aware_mpi();
 
 }  // namespace mm::dist

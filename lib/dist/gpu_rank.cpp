@@ -13,7 +13,7 @@
 namespace mm::dist {
 
 int select_local_gpu(const Comm& comm) {
-  const int local = comm.node_rank();  // collective: before anything that may throw
+  const int local = comm.node_rank().rank;  // collective: before anything that may throw
   const GpuInfo gpus = cuda_devices();
   if (gpus.count == 0)
     throw DeviceError("--device cuda: no GPU for rank " + std::to_string(comm.rank()) + " (" +
