@@ -12,10 +12,10 @@ namespace mm::dist {
 
 template <class I, class T>
 DistKrylovOps<I, T>::DistKrylovOps(const Comm& comm, const DistCsr<I, T>& a, LocalKernel kernel,
-                                   bool jacobi)
+                                   bool jacobi, const GpuRanks* gpu)
     : comm_(comm),
       a_(a),
-      spmv_(comm, a, kernel),
+      spmv_(comm, a, kernel, gpu),
       // As the one-process cpu backend: small blocks on one thread (a parallel region costs
       // microseconds, and a descheduled thread stalls every barrier); ref: serial loops.
       threads_(kernel == LocalKernel::ref || a.local_nnz() + a.local_rows() < 200000
@@ -23,12 +23,17 @@ DistKrylovOps<I, T>::DistKrylovOps(const Comm& comm, const DistCsr<I, T>& a, Loc
                    : omp_get_max_threads()) {
   // Square blocks: local column i is local row i's diagonal; rows named as in the file.
   if (jacobi) inv_ = jacobi_inverse(a.diag, a.row_begin());
+  if (spmv_.on_device()) gpu_vec_ = make_gpu_vector_ops(*gpu, a.local_rows(), inv_);
+}
+
+template <class I, class T>
+std::unique_ptr<KrylovVector<T>> DistKrylovOps<I, T>::vector(std::int64_t n) const {
+  return gpu_vec_ ? gpu_vec_->vector(n) : KrylovOps<T>::vector(n);
 }
 
 template <class I, class T>
 void DistKrylovOps<I, T>::matvec(const T* x, T* y) {
   spmv_.apply(x, y);
-  exchange_s_ += spmv_.exchange_seconds();
 }
 
 template <class I, class T>
@@ -41,6 +46,11 @@ void DistKrylovOps<I, T>::reduce(T* v, int k) {
 
 template <class I, class T>
 T DistKrylovOps<I, T>::dot(const T* x, const T* y) {
+  if (gpu_vec_) {
+    T d;
+    dots(1, &x, &y, &d);
+    return d;
+  }
   T d = cpu_vec::dot(a_.local_rows(), x, y, threads_);
   reduce(&d, 1);
   return d;
@@ -50,6 +60,12 @@ T DistKrylovOps<I, T>::dot(const T* x, const T* y) {
 // 24); each sum runs in row order as cpu_vec::dot's, so one thread gives its values.
 template <class I, class T>
 void DistKrylovOps<I, T>::dots(int k, const T* const* x, const T* const* y, T* out) {
+  if (gpu_vec_) {  // summed on the GPU and reduced in one call there
+    gpu_vec_->dots(k, x, y, out);
+    allreduce_s_ += gpu_vec_->allreduce_seconds();
+    ++reductions_;
+    return;
+  }
   using Rt = real_type_t<T>;
   std::vector<Rt> acc(2 * static_cast<std::size_t>(k), Rt(0));  // real, imaginary parts
   Rt* s = acc.data();
@@ -77,11 +93,13 @@ void DistKrylovOps<I, T>::dots(int k, const T* const* x, const T* const* y, T* o
 
 template <class I, class T>
 void DistKrylovOps<I, T>::axpby(T a, const T* x, T b, T* y) {
+  if (gpu_vec_) return gpu_vec_->axpby(a, x, b, y);
   cpu_vec::axpby(a_.local_rows(), a, x, b, y, threads_);
 }
 
 template <class I, class T>
 void DistKrylovOps<I, T>::precond(const T* r, T* z) {
+  if (gpu_vec_) return gpu_vec_->precond(r, z);
   cpu_vec::precond(a_.local_rows(), inv_.empty() ? nullptr : inv_.data(), r, z, threads_);
 }
 

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "instantiate.hpp"
 #include "mm/error.hpp"
@@ -11,7 +12,15 @@
 
 namespace mm::dist {
 
-LocalKernel parse_local_kernel(const std::string& impl) {
+LocalKernel parse_local_kernel(const std::string& impl, bool gpu) {
+  if (gpu) {
+    if (impl.empty() || impl == "cuda-adaptive") return LocalKernel::cuda_adaptive;
+    if (impl == "cuda-vector") return LocalKernel::cuda_vector;
+    if (impl == "cuda-scalar") return LocalKernel::cuda_scalar;
+    throw UsageError("--impl " + impl +
+                     " does not run on GPU ranks; under mpirun with --device cuda the ranks run "
+                     "cuda-adaptive, cuda-vector or cuda-scalar");
+  }
   if (impl.empty() || impl == "cpu-csr") return LocalKernel::cpu_csr;
   if (impl == "ref") return LocalKernel::ref;
   throw UsageError("--impl " + impl +
@@ -19,19 +28,54 @@ LocalKernel parse_local_kernel(const std::string& impl) {
 }
 
 std::string to_string(LocalKernel k) {
-  return k == LocalKernel::ref ? "ref" : "cpu-csr";
+  switch (k) {
+    case LocalKernel::ref:
+      return "ref";
+    case LocalKernel::cuda_adaptive:
+      return "cuda-adaptive";
+    case LocalKernel::cuda_vector:
+      return "cuda-vector";
+    case LocalKernel::cuda_scalar:
+      return "cuda-scalar";
+    case LocalKernel::cpu_csr:
+      break;
+  }
+  return "cpu-csr";
 }
 
 template <class I, class T>
-DistSpmv<I, T>::DistSpmv(const Comm& comm, const DistCsr<I, T>& a, LocalKernel kernel)
+DistSpmv<I, T>::DistSpmv(const Comm& comm, const DistCsr<I, T>& a, LocalKernel kernel,
+                         const GpuRanks* gpu)
     : comm_(comm),
       a_(a),
       kernel_(kernel),
-      split_diag_(spmv_split(a.diag, omp_get_max_threads())),
-      halo_values_(static_cast<std::size_t>(a.plan.halo_size())),
+      split_diag_(on_gpu(kernel) ? std::vector<std::int64_t>{}
+                                 : spmv_split(a.diag, omp_get_max_threads())),
+      halo_values_(on_gpu(kernel) ? 0 : static_cast<std::size_t>(a.plan.halo_size())),
       halo_(comm, a.plan) {
+  if (on_gpu(kernel)) {
+    if (!gpu) throw std::logic_error("DistSpmv: a GPU kernel without GPU ranks");
+    const GpuKernel k = kernel == LocalKernel::cuda_vector   ? GpuKernel::vector
+                        : kernel == LocalKernel::cuda_scalar ? GpuKernel::scalar
+                                                             : GpuKernel::adaptive;
+    gpu_ = make_gpu_spmv(*gpu, a, k);
+    return;
+  }
   for (std::int64_t i = 0; i < a.offd.rows; ++i)
     if (a.offd.ptr[i + 1] > a.offd.ptr[i]) offd_rows_.push_back(i);
+}
+
+template <class I, class T>
+DistSpmv<I, T>::~DistSpmv() = default;
+
+template <class I, class T>
+double DistSpmv<I, T>::exchange_seconds() const {
+  return gpu_ ? gpu_->exchange_seconds() : halo_.seconds();
+}
+
+template <class I, class T>
+double DistSpmv<I, T>::exchange_total() const {
+  return gpu_ ? gpu_->exchange_total() : exchange_total_;
 }
 
 template <class I, class T>
@@ -67,9 +111,14 @@ void DistSpmv<I, T>::add_remote(const T* halo, T* y, T alpha) const {
 
 template <class I, class T>
 void DistSpmv<I, T>::apply(const T* x_local, T* y, T alpha, T beta, const T* y0) {
+  if (gpu_) {
+    gpu_->apply(x_local, y, alpha, beta, y0);
+    return;
+  }
   halo_.start(x_local, halo_values_.data());
   multiply(a_.diag, split_diag_, x_local, y, alpha, beta, y0);
   halo_.finish();
+  exchange_total_ += halo_.seconds();
   add_remote(halo_values_.data(), y, alpha);
 }
 

@@ -1,0 +1,125 @@
+// The GPU ranks' context inside lib/dist/cuda/: this rank's device, its two streams, pinned
+// host memory, and the transport (NCCL loaded at run time, MPI through Comm).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "cuda/cuda_util.cuh"
+#include "dist/comm.hpp"
+#include "dist/cuda/nccl.cuh"
+#include "dist/gpu.hpp"
+
+namespace mm::dist::gpu {
+
+// A CUDA stream, destroyed with its owner. Blocking with respect to the legacy default stream,
+// so that the plain cudaMemcpy of cuda::Buffer orders itself with the queued work.
+class Stream {
+ public:
+  Stream() { MM_CUDA(cudaStreamCreate(&s_)); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
+};
+
+// An event for ordering streams and timing on the device (timing on).
+class Event {
+ public:
+  Event() { MM_CUDA(cudaEventCreate(&e_)); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+  void record(cudaStream_t s) { MM_CUDA(cudaEventRecord(e_, s)); }
+
+ private:
+  cudaEvent_t e_{};
+};
+
+// Seconds from A to B on the device's clock (waits for B).
+inline double seconds_between(const Event& a, const Event& b) {
+  MM_CUDA(cudaEventSynchronize(b.get()));
+  float ms = 0;
+  MM_CUDA(cudaEventElapsedTime(&ms, a.get(), b.get()));
+  return ms * 1e-3;
+}
+
+// Page-locked host memory of N elements (cudaMallocHost): staging that copies run from
+// asynchronously and at full speed.
+template <class T>
+class Pinned {
+ public:
+  Pinned() = default;
+  explicit Pinned(std::size_t n) : n_(n) {
+    if (n) MM_CUDA(cudaMallocHost(reinterpret_cast<void**>(&p_), n * sizeof(T)));
+  }
+  ~Pinned() {
+    if (p_) cudaFreeHost(p_);
+  }
+  Pinned(Pinned&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  Pinned& operator=(Pinned&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  Pinned(const Pinned&) = delete;
+  Pinned& operator=(const Pinned&) = delete;
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+enum class Transport { cuda_aware, host_staged, nccl };
+
+class Context final : public GpuRanks {
+ public:
+  Context(const Comm& comm, Comm::NodeRank node, CommKind kind);
+  ~Context() override;
+
+  int device() const override { return device_; }
+  const std::string& device_name() const override { return name_; }
+  std::string transport() const override;
+  std::string describe() const override;
+  void synchronize() const override { MM_CUDA(cudaStreamSynchronize(compute_.get())); }
+
+  Transport kind() const { return kind_; }
+  cudaStream_t compute() const { return compute_.get(); }
+  cudaStream_t exchange() const { return exchange_.get(); }
+  const Comm& comm() const { return comm_; }
+  const cudaUUID_t& uuid() const { return uuid_; }
+  int multiprocessors() const { return sms_; }
+
+  // NCCL (kind() == nccl, after start_nccl): the ranks' communicator.
+  Nccl& nccl() const { return *nccl_; }
+  void load_nccl();                        // DeviceError without NCCL
+  void start_nccl(const void* unique_id);  // ncclCommInitRank: collective over the ranks
+
+ private:
+  Comm comm_;
+  Comm::NodeRank node_;
+  int count_ = 0;  // the GPUs this rank sees
+  int device_;     // bound (cudaSetDevice) before the streams below are made on it
+  int sms_ = 0;
+  std::string name_;
+  cudaUUID_t uuid_{};
+  Transport kind_;
+  Stream compute_, exchange_;
+  std::unique_ptr<Nccl> nccl_;
+};
+
+// The context behind a GpuRanks (every GpuRanks is one).
+inline const Context& context(const GpuRanks& g) {
+  return static_cast<const Context&>(g);
+}
+
+}  // namespace mm::dist::gpu
