@@ -12,6 +12,7 @@
 #include "dist/agree.hpp"
 #include "dist/dist_csr.hpp"
 #include "dist/dist_krylov.hpp"
+#include "dist/gpu.hpp"
 #include "dist/options.hpp"
 #include "dist/read.hpp"
 #include "dist/report.hpp"
@@ -26,8 +27,15 @@ namespace mm::dist {
 namespace {
 
 // mmsolve's implementation names for the Krylov methods: cpu (OpenMP: the ranks' cpu-csr
-// product and parallel vector loops) and ref (serial loops).
-LocalKernel solve_kernel(const std::string& impl) {
+// product and parallel vector loops) and ref (serial loops); on GPU ranks cuda (the
+// cuda-adaptive product, vectors and reductions on the device).
+LocalKernel solve_kernel(const std::string& impl, bool gpu) {
+  if (gpu) {
+    if (impl.empty() || impl == "cuda") return LocalKernel::cuda_adaptive;
+    throw UsageError("--impl " + impl +
+                     " does not run on GPU ranks; under mpirun with --device cuda the ranks run "
+                     "cuda");
+  }
   if (impl.empty() || impl == "cpu") return LocalKernel::cpu_csr;
   if (impl == "ref") return LocalKernel::ref;
   throw UsageError("--impl " + impl +
@@ -35,7 +43,7 @@ LocalKernel solve_kernel(const std::string& impl) {
 }
 
 std::string impl_name(LocalKernel k) {
-  return k == LocalKernel::ref ? "ref" : "cpu";
+  return on_gpu(k) ? "cuda" : k == LocalKernel::ref ? "ref" : "cpu";
 }
 
 // --method under mpirun: the Krylov methods only (a direct method needs the whole matrix).
@@ -77,20 +85,36 @@ struct SolveRun {
   std::int64_t reductions = 0;
 };
 
+// Column C of the row-major n x k array M into V (n values), and back.
+template <class T>
+void column_to(const std::vector<T>& m, std::int64_t k, std::int64_t c, std::vector<T>& v) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = m[i * static_cast<std::size_t>(k) + static_cast<std::size_t>(c)];
+}
+template <class T>
+void column_from(const std::vector<T>& v, std::int64_t k, std::int64_t c, std::vector<T>& m) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    m[i * static_cast<std::size_t>(k) + static_cast<std::size_t>(c)] = v[i];
+}
+
+// Each column solved in turn, b and x in the ops' memory (GPU ranks: device vectors).
 template <class I, class T>
 SolveRun solve_columns(const Comm& comm, DistKrylovOps<I, T>& ops, SolveMethod method,
                        const IterOptions& opt, const std::vector<T>& b, std::vector<T>& x,
                        std::int64_t k) {
   const std::int64_t n = ops.size();
   std::vector<T> bc(static_cast<std::size_t>(n)), xc(bc.size());
+  const auto bv = ops.vector(n), xv = ops.vector(n);
   SolveRun r;
   comm.barrier();
   ops.reset();
   Stopwatch w;
   for (std::int64_t c = 0; c < k; ++c) {
-    for (std::int64_t i = 0; i < n; ++i) bc[i] = b[i * k + c];
-    krylov_solve(method, ops, bc.data(), xc.data(), opt, r.report);
-    for (std::int64_t i = 0; i < n; ++i) x[i * k + c] = xc[i];
+    column_to(b, k, c, bc);
+    bv->load(bc.data());
+    krylov_solve(method, ops, bv->data(), xv->data(), opt, r.report);
+    xv->store(xc.data());
+    column_from(xc, k, c, x);
   }
   r.seconds = w.seconds();
   r.allreduce = ops.allreduce_seconds();
@@ -105,13 +129,17 @@ template <class I, class T>
 double worst_residual(DistKrylovOps<I, T>& ops, const std::vector<T>& b, const std::vector<T>& x,
                       std::int64_t k) {
   const std::int64_t n = ops.size();
-  std::vector<T> bc(static_cast<std::size_t>(n)), xc(bc.size()), t(bc.size());
+  std::vector<T> bc(static_cast<std::size_t>(n)), xc(bc.size());
+  const auto bv = ops.vector(n), xv = ops.vector(n), tv = ops.vector(n);
   double worst = 0;
   for (std::int64_t c = 0; c < k; ++c) {
-    for (std::int64_t i = 0; i < n; ++i) bc[i] = b[i * k + c], xc[i] = x[i * k + c];
-    ops.matvec(xc.data(), t.data());
-    ops.axpby(T(1), bc.data(), T(-1), t.data());
-    const T* xs[2] = {t.data(), bc.data()};
+    column_to(b, k, c, bc);
+    column_to(x, k, c, xc);
+    bv->load(bc.data());
+    xv->load(xc.data());
+    ops.matvec(xv->data(), tv->data());
+    ops.axpby(T(1), bv->data(), T(-1), tv->data());
+    const T* xs[2] = {tv->data(), bv->data()};
     T d[2];
     ops.dots(2, xs, xs, d);
     const double res = std::sqrt(std::max(0.0, static_cast<double>(std::real(d[0])))),
@@ -134,7 +162,10 @@ int solve_tool(const Cli& cli, IterOptions opt) {
   // Classical Gram-Schmidt twice: two reductions a GMRES step instead of j + 2.
   opt.orth = Orthogonalization::cgs2;
   const auto files = cli.positionals("files");
-  say_ranks(comm, c, "mmsolve");
+  // GPU ranks: each rank bound to its GPU before any other CUDA work, the transport set up.
+  const std::shared_ptr<GpuRanks> gpu = o.gpu ? open_gpu_ranks(comm, o.comm) : nullptr;
+  say_ranks(comm, c, "mmsolve", "", gpu.get());
+  if (gpu && c.verbose) print_ranked(comm, "mmsolve: " + gpu->describe());
 
   TimingRecord rec("mmsolve");
   rec.precision(c.precision);
@@ -190,7 +221,7 @@ int solve_tool(const Cli& cli, IterOptions opt) {
       }
       // A zero diagonal entry under Jacobi: exit 5 on every rank, the lowest row named.
       const auto ops = agree(comm, [&] {
-        return std::make_unique<DistKrylovOps<I, T>>(comm, m, o.kernel, opt.jacobi);
+        return std::make_unique<DistKrylovOps<I, T>>(comm, m, o.kernel, opt.jacobi, gpu.get());
       });
 
       // 3. The solve, timed: every run starts together from x = 0, each counts as its
@@ -257,9 +288,10 @@ int solve_tool(const Cli& cli, IterOptions opt) {
                          Op::max);
 
       rec.impl(name + "/" + impl).work(flops, bytes);
+      if (gpu) rec.device(gpu->device_name());
       rec.phase("partition", partition_s).phase("exchange", exch.median);
       rec.phase("compute", compute).phase("allreduce", reduce.median).phase("write", write_s);
-      rec.extra("ranks", comm.size()).extra("transport", transport(comm));
+      rec.extra("ranks", comm.size()).extra("transport", transport(comm, gpu.get()));
       record_order(rec, order);
       rec.extra(
           "load_imbalance",

@@ -4,11 +4,13 @@
 #include <omp.h>
 
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include "dist/agree.hpp"
 #include "dist/dist_csr.hpp"
 #include "dist/dist_spmv.hpp"
+#include "dist/gpu.hpp"
 #include "dist/options.hpp"
 #include "dist/read.hpp"
 #include "dist/report.hpp"
@@ -20,6 +22,38 @@
 
 namespace mm::dist {
 
+namespace {
+
+// x, y0 and y where the ranks' product reads and writes them: the host vectors on CPU ranks,
+// device copies on GPU ranks (x and y0 uploaded once; fetch() brings y back).
+template <class T>
+class Operands {
+ public:
+  Operands(const GpuRanks* gpu, const std::vector<T>& x, const std::vector<T>& y0,
+           std::size_t rows) {
+    if (!gpu) return;
+    const auto ops = make_gpu_vector_ops<T>(*gpu, 0, {});
+    dx_ = ops->vector(static_cast<std::int64_t>(x.size()));
+    dx_->load(x.data());
+    dy_ = ops->vector(static_cast<std::int64_t>(rows));
+    if (!y0.empty()) {
+      dy0_ = ops->vector(static_cast<std::int64_t>(y0.size()));
+      dy0_->load(y0.data());
+    }
+  }
+  const T* x(const std::vector<T>& host) const { return dx_ ? dx_->data() : host.data(); }
+  const T* y0(const std::vector<T>& host) const { return dy0_ ? dy0_->data() : host.data(); }
+  T* y(std::vector<T>& host) const { return dy_ ? dy_->data() : host.data(); }
+  void fetch(std::vector<T>& y) const {
+    if (dy_) dy_->store(y.data());
+  }
+
+ private:
+  std::unique_ptr<KrylovVector<T>> dx_, dy_, dy0_;
+};
+
+}  // namespace
+
 int spmv_tool(const Cli& cli) {
   const Comm& comm = world();
   const CommonOptions& c = cli.common();
@@ -27,7 +61,10 @@ int spmv_tool(const Cli& cli) {
   const auto files = cli.positionals("files");
   const std::string xkind = cli.has("x") ? cli.get<std::string>("x") : "";
   const double beta = cli.get<double>("beta");
-  say_ranks(comm, c, "mmspmv");
+  // GPU ranks: each rank bound to its GPU before any other CUDA work, the transport set up.
+  const std::shared_ptr<GpuRanks> gpu = o.gpu ? open_gpu_ranks(comm, o.comm) : nullptr;
+  say_ranks(comm, c, "mmspmv", "", gpu.get());
+  if (gpu && c.verbose) print_ranked(comm, "mmspmv: " + gpu->describe());
 
   TimingRecord rec("mmspmv");
   rec.precision(c.precision);
@@ -75,11 +112,20 @@ int spmv_tool(const Cli& cli) {
           y0in ? scatter_vector<T>(comm, *y0in, h.rows, "y0", rows, order) : std::vector<T>{};
       if (c.verbose) print_ranked(comm, describe_rank("mmspmv", m, a));
 
-      // 3. The product, timed: every run starts together, each counts as its slowest rank.
-      DistSpmv<I, T> op(comm, m, o.kernel);
+      // GPU ranks: the blocks, x and y0 to the device.
+      Stopwatch up;
+      DistSpmv<I, T> op(comm, m, o.kernel, gpu.get());
       std::vector<T> y(static_cast<std::size_t>(m.local_rows()));
+      const Operands<T> v(gpu.get(), x, y0, y.size());
+      if (gpu) gpu->synchronize();
+      const double h2d_s = comm.allreduce(up.seconds(), Op::max);
+
+      // 3. The product, timed: every run starts together, each counts as its slowest rank.
       const T alpha = T(cli.get<double>("alpha")), b = T(beta);
-      auto run = [&] { op.apply(x.data(), y.data(), alpha, b, y0.empty() ? nullptr : y0.data()); };
+      auto run = [&] {
+        op.apply(v.x(x), v.y(y), alpha, b, y0.empty() ? nullptr : v.y0(y0));
+        if (gpu) gpu->synchronize();
+      };
       for (int i = 0; i < c.warmup; ++i) run();
       std::vector<double> times, exchange;
       for (int i = 0; i < c.repeat; ++i) {
@@ -91,6 +137,9 @@ int spmv_tool(const Cli& cli) {
       }
       const PhaseStats compute = slowest(comm, times);
       const PhaseStats exch = slowest(comm, exchange);
+      Stopwatch down;
+      v.fetch(y);
+      const double d2h_s = comm.allreduce(down.seconds(), Op::max);
 
       // The whole matrix's work, as the one-process tool counts it; the balance of the ranks.
       const std::int64_t nnz = comm.allreduce(m.local_nnz(), Op::sum);
@@ -112,9 +161,11 @@ int spmv_tool(const Cli& cli) {
           Op::max);
 
       rec.impl(to_string(o.kernel)).work(flops, bytes);
+      if (gpu) rec.device(gpu->device_name());
       rec.phase("partition", partition_s).phase("exchange", exch.median);
+      if (gpu) rec.phase("h2d", h2d_s).phase("d2h", d2h_s);
       rec.phase("compute", compute).phase("write", write_s);
-      rec.extra("ranks", comm.size()).extra("transport", transport(comm));
+      rec.extra("ranks", comm.size()).extra("transport", transport(comm, gpu.get()));
       record_order(rec, order);
       rec.extra(
           "load_imbalance",
