@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "dist/comm.hpp"
+#include "dist_test.hpp"
 
 namespace {
 
@@ -38,5 +39,6 @@ int main(int argc, char** argv) {
     std::cout << "distributed tests on " << comm.size() << (comm.mpi() ? " MPI" : " (no MPI)")
               << (comm.size() == 1 ? " rank\n" : " ranks\n");
   const int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  mm::test::close_gpu_ranks();  // NCCL and the streams go before MPI and the CUDA runtime
   return comm.allreduce(failed, mm::dist::Op::max);
 }

@@ -86,13 +86,20 @@ Solved<T> one_process(const Csr<std::int32_t, T>& a, SolveMethod m, const IterOp
   return s;
 }
 
+// GPU: on GPU ranks, b and x device vectors.
 template <class T>
 Solved<T> distributed(const dist::DistCsr<std::int32_t, T>& d, SolveMethod m, const IterOptions& o,
-                      const std::vector<T>& b) {
+                      const std::vector<T>& b, const dist::GpuRanks* gpu = nullptr) {
   Solved<T> s;
-  s.x.resize(static_cast<std::size_t>(d.local_rows()));
-  dist::DistKrylovOps<std::int32_t, T> ops(comm(), d, dist::LocalKernel::cpu_csr, o.jacobi);
-  krylov_solve(m, ops, b.data() + d.row_begin(), s.x.data(), o, s.report);
+  const std::int64_t n = d.local_rows();
+  s.x.resize(static_cast<std::size_t>(n));
+  dist::DistKrylovOps<std::int32_t, T> ops(
+      comm(), d, gpu ? dist::LocalKernel::cuda_adaptive : dist::LocalKernel::cpu_csr, o.jacobi,
+      gpu);
+  const auto bv = ops.vector(n), xv = ops.vector(n);
+  bv->load(b.data() + d.row_begin());
+  krylov_solve(m, ops, bv->data(), xv->data(), o, s.report);
+  xv->store(s.x.data());
   s.reductions = ops.reductions();
   return s;
 }
@@ -102,9 +109,11 @@ double tol_for() {
   return sizeof(real_type_t<T>) == 8 ? 1e-10 : 1e-5;
 }
 
-// Every method (gmres with both orthogonalizations) on A, with and without Jacobi.
+// Every method (gmres with both orthogonalizations) on A, with and without Jacobi; on GPU ranks
+// when GPU is given (against the one-process CPU drivers all the same).
 template <class T>
-void check_methods(const Csr<std::int32_t, T>& a, bool spd, const std::string& what) {
+void check_methods(const Csr<std::int32_t, T>& a, bool spd, const std::string& what,
+                   const dist::GpuRanks* gpu = nullptr) {
   const dist::Comm& c = comm();
   const dist::DistCsr<std::int32_t, T> d = distribute(a, c);
   const std::vector<T> b = random_vector<T>(a.rows, 7);
@@ -127,7 +136,7 @@ void check_methods(const Csr<std::int32_t, T>& a, bool spd, const std::string& w
       IterOptions serial = o;
       serial.orth = Orthogonalization::mgs;  // the one-process algorithm
       const Solved<T> want = one_process(a, m, serial, b);
-      const Solved<T> got = distributed(d, m, o, b);
+      const Solved<T> got = distributed(d, m, o, b, gpu);
       ASSERT_TRUE(want.report.converged) << name;
       EXPECT_TRUE(got.report.converged) << name << ": " << got.report.note;
       EXPECT_LE(got.report.relative_residual, o.tol) << name;
@@ -145,7 +154,7 @@ void check_methods(const Csr<std::int32_t, T>& a, bool spd, const std::string& w
       norm = std::sqrt(c.allreduce(norm, Op::sum));
       EXPECT_LE(diff, 1000 * o.tol * norm) << name;
       // One rank: the same arithmetic as one process (the one-process orthogonalization).
-      if (c.size() == 1 && orth == Orthogonalization::mgs) {
+      if (c.size() == 1 && orth == Orthogonalization::mgs && !gpu) {
         EXPECT_EQ(got.report.iterations, want.report.iterations) << name;
         EXPECT_EQ(got.x, want.x) << name;
       }
@@ -251,6 +260,63 @@ TEST(DistSolve, JacobiZeroDiagonalAgreed) {
   EXPECT_TRUE(failed);
   // Without Jacobi the same matrix is fine.
   EXPECT_NO_THROW((dist::DistKrylovOps<std::int32_t, double>(c, d, dist::LocalKernel::ref, false)));
+}
+
+// ---- GPU ranks: the drivers' vectors on each rank's GPU, the dot products reduced there and
+// across the ranks in one call; against the one-process CPU solve (iterations within 2, x
+// within 1000 tol).
+
+TEST(GpuDistSolve, PoissonConvectionDiffusionDominant) {
+  MM_DIST_GPU(gpu, dist::CommKind::mpi);
+  check_methods(convection_diffusion<double>(20, 0.0), true, "gpu poisson 20x20", gpu);
+  check_methods(convection_diffusion<double>(17, 0.5), false, "gpu convection-diffusion", gpu);
+  check_methods(dominant<double>(300, true, 3), true, "gpu symmetric dominant", gpu);
+  check_methods(dominant<std::complex<double>>(150, false, 6), false, "gpu complex dominant", gpu);
+  check_methods(dominant<float>(200, false, 8), false, "gpu single precision", gpu);
+}
+
+TEST(GpuDistSolve, FewerRowsThanRanksAndZeroRightHandSide) {
+  MM_DIST_GPU(gpu, dist::CommKind::mpi);
+  for (std::int64_t n : {1, 2, 3}) {
+    std::vector<std::tuple<std::int64_t, std::int64_t, double>> e;
+    for (std::int64_t i = 0; i < n; ++i) {
+      e.emplace_back(i, i, 2.0 + static_cast<double>(i));
+      if (i > 0) e.emplace_back(i, i - 1, -1.0), e.emplace_back(i - 1, i, -1.0);
+    }
+    check_methods(from_entries<double>(n, e), true, "gpu " + std::to_string(n) + " rows", gpu);
+  }
+  const auto d = distribute(convection_diffusion<double>(8, 0.3), comm());
+  for (auto m : {SolveMethod::cg, SolveMethod::bicgstab, SolveMethod::gmres}) {
+    const Solved<double> s = distributed(d, m, IterOptions{}, std::vector<double>(64, 0.0), gpu);
+    EXPECT_TRUE(s.report.converged);
+    EXPECT_EQ(s.report.iterations, 0);
+    for (double v : s.x) EXPECT_EQ(v, 0.0);
+  }
+}
+
+// GMRES with a restart longer than one launch's batch of dot products (32).
+TEST(GpuDistSolve, LongRestart) {
+  MM_DIST_GPU(gpu, dist::CommKind::mpi);
+  const auto a = convection_diffusion<double>(24, 0.5);
+  const auto d = distribute(a, comm());
+  const std::vector<double> b = random_vector<double>(a.rows, 3);
+  IterOptions o;
+  o.tol = 1e-10;
+  o.restart = 50;
+  o.orth = Orthogonalization::cgs2;
+  const Solved<double> got = distributed(d, SolveMethod::gmres, o, b, gpu);
+  IterOptions serial = o;
+  serial.orth = Orthogonalization::mgs;
+  const Solved<double> want = one_process(a, SolveMethod::gmres, serial, b);
+  EXPECT_TRUE(got.report.converged);
+  EXPECT_LE(std::abs(got.report.iterations - want.report.iterations), 2)
+      << got.report.iterations << " vs " << want.report.iterations;
+}
+
+TEST(GpuDistSolve, Nccl) {
+  MM_DIST_GPU(gpu, dist::CommKind::nccl);
+  check_methods(convection_diffusion<double>(20, 0.0), true, "nccl poisson 20x20", gpu);
+  check_methods(dominant<std::complex<double>>(150, true, 5), true, "nccl hermitian", gpu);
 }
 
 }  // namespace

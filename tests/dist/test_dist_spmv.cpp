@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "device.hpp"
 #include "dist/agree.hpp"
 #include "dist/halo.hpp"
 #include "dist/read.hpp"
@@ -218,6 +219,107 @@ TEST(Agree, OneFailingRankFailsAll) {
     EXPECT_EQ(f.report != nullptr, comm().rank() == 0);
   }
   EXPECT_EQ(dist::agree(comm(), [] { return 42; }), 42);
+}
+
+// ---- GPU ranks: the blocks on each rank's GPU, x, y0 and y device vectors, the halo packed
+// there and exchanged over MPI (CUDA-aware or staged through pinned host memory) or NCCL.
+
+void check_gpu_shapes(const dist::GpuRanks* gpu, dist::LocalKernel kernel, const std::string& tag) {
+  std::uint64_t seed = 1;
+  for (const Shape& s : awkward_shapes()) {
+    check_dist_spmv(random_csr<std::int32_t, double>(s, seed), seed + 100, s.name + tag, 1.0, 0.0,
+                    kernel, gpu);
+    check_dist_spmv(random_csr<std::int32_t, double>(s, seed), seed + 200, s.name + tag + " beta",
+                    2.5, -0.5, kernel, gpu);
+    ++seed;
+  }
+}
+
+TEST(GpuDistSpmv, AwkwardShapesEveryKernel) {
+  MM_DIST_GPU(gpu, dist::CommKind::mpi);
+  check_gpu_shapes(gpu, dist::LocalKernel::cuda_adaptive, " (cuda-adaptive)");
+  check_gpu_shapes(gpu, dist::LocalKernel::cuda_vector, " (cuda-vector)");
+  check_gpu_shapes(gpu, dist::LocalKernel::cuda_scalar, " (cuda-scalar)");
+}
+
+TEST(GpuDistSpmv, FewerRowsThanRanksAndTypes) {
+  MM_DIST_GPU(gpu, dist::CommKind::mpi);
+  const auto k = dist::LocalKernel::cuda_adaptive;
+  for (const Shape& s : {Shape{"1x1", 1, 1, 1.0}, Shape{"2x2", 2, 2, 1.0}, Shape{"3x7", 3, 7, 0.6},
+                         Shape{"2x1", 2, 1, 1.0}, Shape{"0x5", 0, 5, 0.0}, Shape{"5x0", 5, 0, 0.0}})
+    check_dist_spmv(random_csr<std::int32_t, double>(s, 9), 10, s.name, 1.0, 0.0, k, gpu);
+  const Shape s{"200", 200, 150, 0.05, true, true};
+  check_dist_spmv(random_csr<std::int64_t, double>(s, 2), 3, "int64 double", 1.0, 0.0, k, gpu);
+  check_dist_spmv(random_csr<std::int32_t, float>(s, 2), 3, "float", 1.0f, 0.0f, k, gpu);
+  check_dist_spmv(random_csr<std::int32_t, std::complex<double>>(s, 2), 3, "complex double",
+                  std::complex<double>(1, 2), std::complex<double>(0.5, -1), k, gpu);
+  check_dist_spmv(random_csr<std::int64_t, std::complex<float>>(s, 2), 3, "complex float",
+                  std::complex<float>(1), std::complex<float>(0), k, gpu);
+}
+
+// The halo's wait is measured on the device: never negative, zero on one rank (no halo).
+TEST(GpuDistSpmv, ExchangeTimeMeasured) {
+  MM_DIST_GPU(gpu, dist::CommKind::mpi);
+  const auto a = random_csr<std::int32_t, double>({"400", 400, 400, 0.02}, 5);
+  const auto d = distribute(a, comm());
+  dist::DistSpmv<std::int32_t, double> op(comm(), d, dist::LocalKernel::cuda_adaptive, gpu);
+  const auto v = dist::make_gpu_vector_ops<double>(*gpu, 0, {});
+  const auto x = v->vector(d.local_cols()), y = v->vector(d.local_rows());
+  for (int i = 0; i < 3; ++i) op.apply(x->data(), y->data());
+  gpu->synchronize();
+  EXPECT_GE(op.exchange_seconds(), 0.0);
+  EXPECT_GE(op.exchange_total(), op.exchange_seconds());
+  if (comm().size() == 1) {
+    EXPECT_EQ(op.exchange_total(), 0.0);
+  }
+  EXPECT_TRUE(gpu->transport() == "mpi-cuda-aware" || gpu->transport() == "mpi-host-staged")
+      << gpu->transport();
+}
+
+// NCCL: a GPU a rank (skipped where ranks share one, as on a one-GPU machine under np > 1).
+TEST(GpuDistSpmv, Nccl) {
+  MM_DIST_GPU(gpu, dist::CommKind::nccl);
+  EXPECT_EQ(gpu->transport(), "nccl");
+  check_gpu_shapes(gpu, dist::LocalKernel::cuda_adaptive, " (nccl)");
+  const Shape s{"200", 200, 150, 0.05, true, true};
+  check_dist_spmv(random_csr<std::int32_t, std::complex<double>>(s, 2), 3, "nccl complex",
+                  std::complex<double>(1, 2), std::complex<double>(0.5, -1),
+                  dist::LocalKernel::cuda_adaptive, gpu);
+  check_dist_spmv(random_csr<std::int32_t, float>(s, 2), 3, "nccl float", 1.0f, 0.0f,
+                  dist::LocalKernel::cuda_vector, gpu);
+}
+
+// Two ranks on one GPU: NCCL refused on every rank, exit 4, the reason said once.
+TEST(GpuDistSpmv, NcclRefusedWhereRanksShareAGpu) {
+  const dist::Comm& c = comm();
+  const GpuInfo g = cuda_devices();
+  if (c.allreduce(g.count > 0 ? 1 : 0, Op::min) == 0) GTEST_SKIP() << "no GPU: " << g.reason;
+  if (!dist::built_with_nccl()) GTEST_SKIP() << "built without NCCL";
+  const dist::Comm::NodeRank node = c.node_rank();
+  if (c.allreduce(node.size > g.count ? 1 : 0, Op::max) == 0)
+    GTEST_SKIP() << "every rank has a GPU of its own: nothing to refuse";
+  try {
+    dist::open_gpu_ranks(c, dist::CommKind::nccl);
+    ADD_FAILURE() << "NCCL accepted ranks sharing a GPU";
+  } catch (const dist::Failure& f) {
+    EXPECT_EQ(f.code, 4);
+    EXPECT_EQ(static_cast<bool>(f.report), c.rank() == 0);  // every rank fails alike: rank 0 says
+    if (f.report) try {
+        std::rethrow_exception(f.report);
+      } catch (const DeviceError& e) {
+        EXPECT_NE(std::string(e.what()).find("share one GPU"), std::string::npos) << e.what();
+      }
+  }
+}
+
+TEST(GpuDistSpmv, KernelNames) {
+  EXPECT_EQ(dist::parse_local_kernel("", true), dist::LocalKernel::cuda_adaptive);
+  EXPECT_EQ(dist::parse_local_kernel("cuda-scalar", true), dist::LocalKernel::cuda_scalar);
+  EXPECT_EQ(dist::to_string(dist::LocalKernel::cuda_vector), "cuda-vector");
+  EXPECT_THROW(dist::parse_local_kernel("cpu-csr", true), UsageError);
+  EXPECT_THROW(dist::parse_local_kernel("cuda-vector", false), UsageError);
+  EXPECT_EQ(dist::parse_comm("nccl"), dist::CommKind::nccl);
+  EXPECT_THROW(dist::parse_comm("gloo"), UsageError);
 }
 
 }  // namespace
