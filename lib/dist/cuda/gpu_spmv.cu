@@ -218,7 +218,7 @@ std::unique_ptr<GpuSpmv<I, T>> make_gpu_spmv(const GpuRanks& g, const DistCsr<I,
   return std::make_unique<gpu::Spmv<I, T>>(gpu::context(g), a, kernel);
 }
 
-#define MM_GPU_SPMV(I, T)                                                                        \
+#define MM_GPU_SPMV(I, T)                                                      \
   template std::unique_ptr<GpuSpmv<I, T>> make_gpu_spmv<I, T>(const GpuRanks&, \
                                                               const DistCsr<I, T>&, GpuKernel);
 MM_FOR_INDEX_VALUE_TYPES(MM_GPU_SPMV)

@@ -128,8 +128,9 @@ class VectorOps final : public GpuVectorOps<T> {
         p.x[j] = reinterpret_cast<const D*>(x[j0 + j]);
         p.y[j] = reinterpret_cast<const D*>(y[j0 + j]);
       }
-      dot_partials<D><<<dim3(static_cast<unsigned>(blocks_), static_cast<unsigned>(m)), kThreads,
-                        0, s>>>(n_, p, partials_.dev());
+      dot_partials<D>
+          <<<dim3(static_cast<unsigned>(blocks_), static_cast<unsigned>(m)), kThreads, 0, s>>>(
+              n_, p, partials_.dev());
       MM_CUDA_LAUNCHED("dist dot_partials");
       dot_finish<D><<<m, kThreads, 0, s>>>(blocks_, partials_.dev(), sums_.dev() + j0);
       MM_CUDA_LAUNCHED("dist dot_finish");
@@ -160,8 +161,8 @@ class VectorOps final : public GpuVectorOps<T> {
   void axpby(T a, const T* x, T b, T* y) override {
     if (n_ == 0) return;
     axpby_kernel<D><<<blocks_for(n_), kThreads, 0, g_.compute()>>>(
-        n_, cuda::to_dev(a), reinterpret_cast<const D*>(x), cuda::to_dev(b), reinterpret_cast<D*>(y),
-        b == T{});
+        n_, cuda::to_dev(a), reinterpret_cast<const D*>(x), cuda::to_dev(b),
+        reinterpret_cast<D*>(y), b == T{});
     MM_CUDA_LAUNCHED("dist axpby_kernel");
   }
 
@@ -200,7 +201,7 @@ std::unique_ptr<GpuVectorOps<T>> make_gpu_vector_ops(const GpuRanks& g, std::int
   return std::make_unique<gpu::VectorOps<T>>(gpu::context(g), n, inv);
 }
 
-#define MM_GPU_VECTORS(T)                                                                 \
+#define MM_GPU_VECTORS(T)                                                                         \
   template std::unique_ptr<GpuVectorOps<T>> make_gpu_vector_ops<T>(const GpuRanks&, std::int64_t, \
                                                                    const std::vector<T>&);
 MM_FOR_VALUE_TYPES(MM_GPU_VECTORS)
