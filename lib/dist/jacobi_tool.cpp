@@ -9,7 +9,7 @@
 
 #include "device.hpp"
 #include "dist/agree.hpp"
-#include "dist/gpu_rank.hpp"
+#include "dist/gpu.hpp"
 #include "dist/options.hpp"
 #include "dist/room_engine.hpp"
 #include "dist/vector.hpp"
@@ -293,12 +293,12 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
   if (comm.root())
     warn_unused_tuning("mmjacobi", cli.tune(),
                        plan.gpu ? plan.tuning.to_json() : nlohmann::json::object(), plan.impl());
-  if (plan.gpu) {
-    // select_local_gpu's one collective comes before anything in it can throw.
-    agree(comm, [&] {
-      plan.gpu_index = select_local_gpu(comm);
-      plan.gpu_name = cuda_devices().name;
-    });
+  if (parse_comm(cli.get<std::string>("comm")) == CommKind::nccl)
+    throw UsageError("--comm nccl: mmjacobi's GPU ranks send their planes by MPI (--comm mpi)");
+  if (plan.gpu) {  // the rank's GPU made current (collective, its errors agreed on every rank)
+    const std::shared_ptr<GpuRanks> gpu = open_gpu_ranks(comm, CommKind::mpi);
+    plan.gpu_index = gpu->device();
+    plan.gpu_name = gpu->device_name();
   }
   const std::string how =
       plan.split.boxes ? "; the grid in boxes, process grid " +
