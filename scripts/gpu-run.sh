@@ -21,6 +21,13 @@ rm -rf "$out" && mkdir -p "$out"
 export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The carried Open MPI only where the machine has none (pack-for-device.sh).
 ldconfig -p | grep -q 'libmpi\.so\.40 ' || LD_LIBRARY_PATH+=":$carry/lib-mpi"
+# NCCL (--comm nccl loads libnccl.so.2 at run time) where the machine keeps it off the default
+# path: the GPU machine's copy comes with its PyTorch environment.
+if ! ldconfig -p | grep -q 'libnccl\.so\.2 '; then
+  for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib; do
+    [[ -e $d/libnccl.so.2 ]] && LD_LIBRARY_PATH+=":$d"
+  done
+fi
 export MM_BIN="$carry/bin" MM_ROOT="$root" MM_PYTHON=${MM_PYTHON:-python3}
 # What CTest passes the CLI tests: the O_TMPFILE-refusing shim (output.sh's fallback path) and
 # mpirun with its flags (the distributed tests; Open MPI: more ranks than cores, quiet).
