@@ -31,7 +31,7 @@ EXPERIMENTS = {
              "(scalar, vector, adaptive, vendor)", "stored nonzeros of A", "nnz", "copy"),
     "jacobi": ("jacobi: 3D heated room, 100 iterations (naive, coalesced, norm)",
                "grid points a side N", "case", "copy"),
-    "jacobi-tol": ("jacobi-tol: 3D heated room to a tolerance (change <= tol, checked every 50)",
+    "jacobi-tol": ("jacobi-tol: 3D heated room to a tolerance (change <= tol, checked every 40)",
                    "grid points a side N", "case", "copy"),
     "solve": ("solve: Ax = b by dense LU, UMFPACK, CG, BiCGSTAB, GMRES (Jacobi-preconditioned)",
               "unknowns n", "rows", "mixed"),
