@@ -210,7 +210,7 @@ nothing_written
 gpu=$(nvidia-smi -L > /dev/null 2>&1 && echo 1 || true)
 if [[ -z $gpu ]]; then
   echo "skip: no GPU (nvidia-smi finds none): the GPU-rank cases did not run"
-  bad 4 '--device cuda: no GPU for rank 0' --poisson3d 8 --max-iter 3 --device cuda
+  bad 4 '--device cuda: no usable GPU' --poisson3d 8 --max-iter 3 --device cuda
 elif [[ -z $cuda_built ]]; then
   echo "skip: the tools were built without CUDA: the GPU-rank cases did not run"
 else
