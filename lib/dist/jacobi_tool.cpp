@@ -11,6 +11,7 @@
 #include "dist/agree.hpp"
 #include "dist/gpu.hpp"
 #include "dist/options.hpp"
+#include "dist/read.hpp"
 #include "dist/room_engine.hpp"
 #include "dist/vector.hpp"
 #include "mm/error.hpp"
@@ -312,6 +313,20 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
   } else {
     say_ranks(comm, c, "mmjacobi", how);
   }
+  // The budget (--max-memory, each rank's): on CPU ranks the two copies of the rank's share of
+  // the grid with its halos (faces), and on rank 0 the grid gathered for -o. (GPU ranks keep
+  // their copies on the device; its memory is not planned here.)
+  const std::int64_t budget = rank_budget(c, comm.node_rank().size);  // collective
+  agree(comm, [&] {
+    const double v = c.precision == "single" ? 4 : 8, n = static_cast<double>(plan.n);
+    const double face = plan.dim == 3 ? n * n : n, points = face * n;
+    MemoryPlan m;
+    if (!plan.gpu)
+      m.add("this rank's part of the grid, twice, with its halos",
+            2 * (points / comm.size() + 2 * plan.dim * face) * v);
+    if (comm.root() && !per_rank && !c.quiet) m.add("the grid gathered on rank 0", points * v);
+    check_rank_plan(comm, m, budget, c.verbose);
+  });
   return c.precision == "single" ? run_room<float>(comm, cli, stop, plan, per_rank)
                                  : run_room<double>(comm, cli, stop, plan, per_rank);
 }

@@ -4,6 +4,8 @@
 // to parse_mtx; line numbers in errors and warnings are moved back to the file's own.
 #include "dist/read.hpp"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <omp.h>
 #include <sys/stat.h>
@@ -121,7 +123,8 @@ void bcast_header(const Comm& comm, MtxHeader& h, int root) {
   h.nnz = v[5];
 }
 
-DistRead read_distributed(const Comm& comm, const std::string& path, const ReadOptions& opt) {
+DistRead read_distributed(const Comm& comm, const std::string& path, const ReadOptions& opt,
+                          const std::function<void(const MtxHeader&)>& on_header) {
   Stopwatch w;
   DistRead d;
   Plan plan;
@@ -130,6 +133,7 @@ DistRead read_distributed(const Comm& comm, const std::string& path, const ReadO
   });
   comm.bcast(&plan, 1, 0);
   bcast_header(comm, d.header, 0);
+  if (on_header) agree(comm, [&] { on_header(d.header); });
   d.bytes = plan.size;
   d.parallel = plan.parallel != 0;
   if (!d.parallel) {
@@ -189,11 +193,40 @@ Triplets<T> to_triplets(const MtxMatrix& part) {
 #define MM_DIST_TRIPLETS(T) template Triplets<T> to_triplets<T>(const MtxMatrix&);
 MM_FOR_VALUE_TYPES(MM_DIST_TRIPLETS)
 
+std::int64_t rank_budget(const CommonOptions& c, int node_ranks) {
+  return c.max_memory_given ? c.max_memory : c.max_memory / std::max(1, node_ranks);
+}
+
+void check_rank_plan(const Comm& comm, const MemoryPlan& plan, std::int64_t budget, bool verbose) {
+  try {
+    check_memory(plan, budget, verbose);
+  } catch (const DeviceError& e) {
+    throw DeviceError("rank " + std::to_string(comm.rank()) + " of " + std::to_string(comm.size()) +
+                      ": " + e.what());
+  }
+}
+
 DistRead read_tool_matrix(const Comm& comm, const std::string& path, const CommonOptions& c,
-                          const char* tool) {
+                          const char* tool, const RankPlanFn& plan_fn) {
   const ReadOptions opt{c.threads > 0 ? c.threads : omp_get_max_threads(),
                         ReadOptions{}.chunk_bytes};
-  DistRead a = read_distributed(comm, path, opt);
+  const std::int64_t budget = rank_budget(c, comm.node_rank().size);  // collective
+  const auto check = [&](const MtxHeader& h) {
+    // This rank's share of the entries (rows are balanced by nonzeros), symmetric kinds
+    // expanded: parsed (int64 indices, values as read), as triplets routed (sent and received
+    // in flight at once), then as its CSR blocks. Values at the widest the tool may use.
+    const double p = comm.size(), value = h.field == Field::complex ? 16 : 8;
+    const double stored = static_cast<double>(h.nnz) / p;
+    const double expanded = stored * (h.symmetry == Symmetry::general ? 1 : 2);
+    MemoryPlan plan;
+    plan.add(path + " (this rank's part as read)", coo_bytes(stored, 8, value));
+    plan.add("its entries routed to their rows' ranks", 2 * coo_bytes(expanded, 8, value));
+    plan.add("its blocks as CSR",
+             csr_bytes(static_cast<std::int64_t>(h.rows / p) + 1, expanded, 8, value));
+    if (plan_fn) plan_fn(h, plan);
+    check_rank_plan(comm, plan, budget, c.verbose);
+  };
+  DistRead a = read_distributed(comm, path, opt, check);
   if (comm.root()) {
     MtxMatrix w;
     w.read_warnings = a.warnings;

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "dist/comm.hpp"
 #include "dist/dist_csr.hpp"
 #include "mm/cli.hpp"
+#include "mm/memory.hpp"
 #include "mm/mtx.hpp"
 
 namespace mm::dist {
@@ -27,12 +29,28 @@ struct DistRead {
 
 // Reads PATH across COMM's ranks (collective). OPT as for read_mtx (threads: each rank's
 // own). Throws Failure (every rank, agreed) on a missing or malformed file.
-DistRead read_distributed(const Comm& comm, const std::string& path, const ReadOptions& opt = {});
+// ON_HEADER (when given) runs on every rank once the header is known to all of them and before
+// any rank parses its part of the body (rank 0 has read the whole of a file it reads alone):
+// what it throws is agreed on every rank.
+DistRead read_distributed(const Comm& comm, const std::string& path, const ReadOptions& opt = {},
+                          const std::function<void(const MtxHeader&)>& on_header = {});
 
 // A tool's matrix: read_distributed with --threads (each rank's; default its OpenMP threads),
 // the reader's warnings printed by rank 0 as the one-process tool prints them.
+// PLAN_FN (when given) adds what this rank will hold besides its share of A (its vectors; rank
+// 0 the gathered result) from the header; with the share of A as read, routed and stored as
+// CSR blocks, that plan is checked against the rank's budget before the body is parsed: exit 4
+// on every rank, one message naming the rank, when over. The budget is --max-memory (each
+// rank's), else what the node has available shared by the node's ranks.
+using RankPlanFn = std::function<void(const MtxHeader&, MemoryPlan&)>;
 DistRead read_tool_matrix(const Comm& comm, const std::string& path, const CommonOptions& c,
-                          const char* tool);
+                          const char* tool, const RankPlanFn& plan_fn = {});
+// This rank's budget for its plan: --max-memory when given, else the available memory shared
+// by the ranks of its node (NODE_RANKS: Comm::node_rank().size, collective to learn).
+std::int64_t rank_budget(const CommonOptions& c, int node_ranks);
+// check_memory of this rank's PLAN against BUDGET, its DeviceError naming the rank ("rank 2 of
+// 4: needs ..."). Not collective: call it under agree().
+void check_rank_plan(const Comm& comm, const MemoryPlan& plan, std::int64_t budget, bool verbose);
 
 // ROOT's header (without its comments) to every rank.
 void bcast_header(const Comm& comm, MtxHeader& h, int root);

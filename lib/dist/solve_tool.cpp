@@ -170,7 +170,17 @@ int solve_tool(const Cli& cli, IterOptions opt) {
   TimingRecord rec("mmsolve");
   rec.precision(c.precision);
   // 1. Read: A across the ranks, b by rank 0 (its header everywhere).
-  DistRead a = read_tool_matrix(comm, files[0], c, "mmsolve");
+  // The rank's plan besides its share of A: the method's vectors of its rows (GMRES: restart +
+  // 6 of them, the others 8) for each column of b; on rank 0 b read whole and x gathered.
+  const int restart = cli.get<int>("restart");
+  DistRead a =
+      read_tool_matrix(comm, files[0], c, "mmsolve", [&](const MtxHeader& h, MemoryPlan& p) {
+        const double ranks = comm.size(), v = h.field == Field::complex ? 16 : 8;
+        const double rows = static_cast<double>(h.rows);
+        const double vectors = cli.get<std::string>("method") == "gmres" ? restart + 6.0 : 8.0;
+        p.add("the method's vectors of this rank's rows", vectors * rows / ranks * v);
+        if (comm.root()) p.add("b as read and x gathered on rank 0", 3 * rows * v);
+      });
   const Input bin = load_on_root(comm, files[1], c, "mmsolve");
   const double read_s = comm.allreduce(a.seconds + bin.seconds, Op::max);
   const MtxHeader h = a.header, hb = bin.m.header;

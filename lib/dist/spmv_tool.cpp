@@ -69,7 +69,20 @@ int spmv_tool(const Cli& cli) {
   TimingRecord rec("mmspmv");
   rec.precision(c.precision);
   // 1. Read: A across the ranks, x and y0 by rank 0 (their headers everywhere).
-  DistRead a = read_tool_matrix(comm, files[0], c, "mmspmv");
+  // The rank's plan besides its share of A: x (its part and at most as much halo), y (and
+  // y0); on rank 0 the x and y0 files read whole and y gathered for -o.
+  const bool has_y0 = cli.has("y0");
+  DistRead a =
+      read_tool_matrix(comm, files[0], c, "mmspmv", [&](const MtxHeader& h, MemoryPlan& p) {
+        const double ranks = comm.size(), v = h.field == Field::complex ? 16 : 8;
+        const double rows = static_cast<double>(h.rows), cols = static_cast<double>(h.cols);
+        p.add("x (this rank's part and halo)", 2 * cols / ranks * v);
+        p.add(has_y0 ? "y, y0" : "y", rows / ranks * v * (has_y0 ? 2 : 1));
+        if (!comm.root()) return;
+        if (files.size() == 2) p.add("x as read by rank 0", 2 * cols * v);
+        if (has_y0) p.add("y0 as read by rank 0", 2 * rows * v);
+        if (!o.per_rank) p.add("y gathered on rank 0", rows * v);
+      });
   std::optional<Input> xin, y0in;
   if (files.size() == 2) xin = load_on_root(comm, files[1], c, "mmspmv");
   if (cli.has("y0")) y0in = load_on_root(comm, cli.get<std::string>("y0"), c, "mmspmv");

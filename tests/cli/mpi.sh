@@ -160,6 +160,17 @@ expect_exit 2 mpi_run 3 mmspmv "$C/west0479.mtx" --x bogus
 one_message
 expect_exit 2 mpi_run 3 mmspmv "$C/west0479.mtx" --x ones --impl cpu-sym
 one_message
+# The budget (--max-memory, each rank's): checked from the header on every rank before the
+# body is parsed; over it, exit 4 with one message naming the rank and its plan.
+expect_exit 4 mpi_run 3 mmspmv "$TMP/big.mtx" --x ones --max-memory 64K -o "$TMP/dst/y.mtx"
+expect_stderr "^mmspmv: rank 0 of 3: needs [0-9.]+ kB, 65.5 kB available \(--max-memory to change\)$"
+one_message
+no_output
+expect_exit 4 mpi_run 2 mmspmv "$TMP/big.mtx" --x ones --max-memory 64K -v -o "$TMP/dst/y.mtx"
+expect_stderr "its entries routed to their rows' ranks .*y gathered on rank 0"
+no_output
+expect_exit 0 mpi_run 3 mmspmv "$TMP/big.mtx" --x ones --max-memory 8M -o "$TMP/dst/y.mtx"
+rm -f "$TMP/dst/y.mtx"
 if ! nvidia-smi -L >/dev/null 2>&1; then  # GPU ranks without a GPU (mpi_gpu.sh runs them)
   expect_exit 4 mpi_run 2 mmspmv "$C/west0479.mtx" --x ones --device cuda
   one_message

@@ -191,6 +191,7 @@ bad 2 '--split 2x1x1: 2 ranks in the process grid, the job has 3' --poisson3d 8 
 bad 2 '--split boxes with --device cuda: GPU ranks run slabs' --poisson3d 8 --max-iter 3 --split boxes --device cuda
 bad 2 '--partition metis partitions a sparse matrix' --poisson3d 8 --max-iter 3 --partition metis
 bad 2 "--comm nccl: mmjacobi's GPU ranks send their planes by MPI" --poisson3d 8 --max-iter 3 --comm nccl
+bad 4 'rank 0 of 3: needs [0-9.]+ MB, 1.0 MB available \(--max-memory to change\)' --poisson3d 64 --max-iter 3 --max-memory 1M
 bad 2 'the system form does not run distributed' A.mtx b.mtx --max-iter 3
 bad 2 "unrecognised option '--bogus'" --poisson3d 8 --max-iter 3 --bogus
 expect_exit 2 mpi_run 3 mmjacobi --poisson3d 8 --max-iter 3 --output-per-rank

@@ -207,6 +207,15 @@ expect_exit 3 mpi_run 3 mmsolve bad.mtx bbig.mtx --method gmres -o dst/keep.mtx
 expect_stderr "^mmsolve: .*bad.mtx:11000: expected an integer column index, found 'x'$"
 one_message
 no_output
+# Over the budget (--max-memory, each rank's): exit 4 from the header, one message, nothing
+# written; GMRES's plan counts its restart's vectors.
+expect_exit 4 mpi_run 3 mmsolve big.mtx bbig.mtx --method gmres --max-memory 64K -o dst/keep.mtx
+expect_stderr "^mmsolve: rank 0 of 3: needs [0-9.]+ kB, 65.5 kB available \(--max-memory to change\)$"
+one_message
+no_output
+expect_exit 4 mpi_run 2 mmsolve big.mtx bbig.mtx --method gmres --max-memory 64K -v -o dst/keep.mtx
+expect_stderr "the method's vectors of this rank's rows"
+no_output
 sed '3s/.*/oops/' bD.mtx > badb.mtx
 expect_exit 3 mpi_run 3 mmsolve D.mtx badb.mtx --method gmres -o dst/keep.mtx
 expect_stderr "badb.mtx:3"
