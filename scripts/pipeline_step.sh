@@ -54,8 +54,12 @@ t2=$(now)
 exec 8>&- 9>&-
 [[ -n $times ]] && awk -v t="$target" -v a="$t0" -v b="$t1" -v c="$t2" \
   'BEGIN { printf "%s\t%.3f\t%.3f\n", t, c - b, b - a }' >> "$times"
-# The tool's last message, quoted for JSON (backslashes and quotes escaped, tabs dropped).
-reason() { grep -v '^\$ ' "$log" | tail -1 | tr -d '\t\r' | sed 's/\\/\\\\/g; s/"/\\"/g' | cut -c1-300; }
+# The tool's last message (under mpirun, Open MPI's report of the exit follows it; else the
+# log's last line), quoted for JSON (backslashes and quotes escaped, tabs dropped).
+reason() {
+  { grep -v '^\$ ' "$log" | grep -E '^mm[a-z]+: ' || grep -v '^\$ ' "$log"; } | tail -1 |
+    tr -d '\t\r' | sed 's/\\/\\\\/g; s/"/\\"/g' | cut -c1-300
+}
 fail() {
   echo "exit $1: $(reason)" > "$target.failed"
   echo "             FAILED (exit $1): $(reason) [log: $log]" >&2
