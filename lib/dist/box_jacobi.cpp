@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dist/box.hpp"
+#include "dist/sweep_loop.hpp"
 #include "mm/timing.hpp"
 
 namespace mm::dist {
@@ -82,28 +83,18 @@ JacobiResult BoxJacobi<T>::run(const JacobiStop& stop) {
   };
   T* cur = a_.data();
   T* next = b_.data();
-  JacobiResult res;
-  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
-    const bool check = jacobi_checks(stop, k);
-    if (!s_.empty()) {
-      halo_.start(cur);
-      sweep(cur, next, inner, check);
-      halo_.finish();
-      exchange_s_ += halo_.seconds();
-      for (const GridRegion& g : shell) sweep(cur, next, g, check);
-      std::swap(cur, next);
-    }
-    res.iterations = k;
-    if (check) {
-      Stopwatch w;
-      res.norm = std::sqrt(squared_change(next, cur));
-      allreduce_s_ += w.seconds();
-      if (stop.tol >= 0 && res.norm <= stop.tol) {
-        res.converged = true;
-        break;
-      }
-    }
-  }
+  const JacobiResult res = sweep_loop(
+      stop, allreduce_s_,
+      [&](bool check) {
+        if (s_.empty()) return;
+        halo_.start(cur);
+        sweep(cur, next, inner, check);
+        halo_.finish();
+        exchange_s_ += halo_.seconds();
+        for (const GridRegion& g : shell) sweep(cur, next, g, check);
+        std::swap(cur, next);
+      },
+      [&] { return squared_change(next, cur); });
   cur_ = cur;
   return res;
 }

@@ -38,7 +38,7 @@ template <class T>
 std::unique_ptr<RoomEngine<T>> box_engine(const Comm& comm, const HeatedRoom& room,
                                           const BoxSplit& s, const SlabSplit& out);
 
-// GPU ranks in slabs (slab_gpu.cpp): each rank's slab on its GPU (select_local_gpu first),
+// GPU ranks in slabs (slab_gpu.cpp): each rank's slab on its GPU (open_gpu_ranks first),
 // cuda-norm's sweep, the halo planes staged through pinned host memory. DeviceError without
 // CUDA or when the slab does not fit.
 template <class T>

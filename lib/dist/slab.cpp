@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dist/sweep_loop.hpp"
 #include "mm/timing.hpp"
 
 namespace mm::dist {
@@ -88,35 +89,27 @@ JacobiResult SlabJacobi<T>::run(const JacobiStop& stop) {
   T* next = b_.data();
   // The planes whose neighbours are all here (or walls): updated while the halo travels.
   const std::int64_t in0 = s_.k0 + (s_.lower >= 0), in1 = std::max(in0, s_.k1 - (s_.upper >= 0));
-  JacobiResult res;
-  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
-    const bool check = jacobi_checks(stop, k);
-    if (!s_.empty()) {
-      halo_.start(cur);
-      sweep(cur, next, in0, in1, check);
-      halo_.finish();
-      exchange_s_ += halo_.seconds();
-      if (s_.lower >= 0) sweep(cur, next, s_.k0, s_.k0 + 1, check);
-      // (One plane between two halos: swept once, above.)
-      if (s_.upper >= 0 && s_.k1 - 1 >= in1) sweep(cur, next, s_.k1 - 1, s_.k1, check);
-      std::swap(cur, next);
-    }
-    res.iterations = k;
-    if (check) {
-      Stopwatch w;
-      // Every entry is one rank's plane sum, zero elsewhere: the sum over the ranks is exact.
-      std::fill(all_.begin(), all_.end(), 0.0);
-      std::copy(plane_change_.begin() + (s_.k0 - 1), plane_change_.begin() + (s_.k1 - 1),
-                all_.begin() + (s_.k0 - 1));
-      comm_.allreduce(all_.data(), all_.size(), Op::sum);
-      res.norm = std::sqrt(stencil_sum_planes(all_.data(), static_cast<std::int64_t>(all_.size())));
-      allreduce_s_ += w.seconds();
-      if (stop.tol >= 0 && res.norm <= stop.tol) {
-        res.converged = true;
-        break;
-      }
-    }
-  }
+  const JacobiResult res = sweep_loop(
+      stop, allreduce_s_,
+      [&](bool check) {
+        if (s_.empty()) return;
+        halo_.start(cur);
+        sweep(cur, next, in0, in1, check);
+        halo_.finish();
+        exchange_s_ += halo_.seconds();
+        if (s_.lower >= 0) sweep(cur, next, s_.k0, s_.k0 + 1, check);
+        // (One plane between two halos: swept once, above.)
+        if (s_.upper >= 0 && s_.k1 - 1 >= in1) sweep(cur, next, s_.k1 - 1, s_.k1, check);
+        std::swap(cur, next);
+      },
+      [&] {
+        // Every entry is one rank's plane sum, zero elsewhere: the sum over the ranks is exact.
+        std::fill(all_.begin(), all_.end(), 0.0);
+        std::copy(plane_change_.begin() + (s_.k0 - 1), plane_change_.begin() + (s_.k1 - 1),
+                  all_.begin() + (s_.k0 - 1));
+        comm_.allreduce(all_.data(), all_.size(), Op::sum);
+        return stencil_sum_planes(all_.data(), static_cast<std::int64_t>(all_.size()));
+      });
   cur_ = cur;
   return res;
 }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "dist/room_engine.hpp"
+#include "dist/sweep_loop.hpp"
 #include "mm/error.hpp"
 #include "mm/timing.hpp"
 
@@ -41,46 +42,39 @@ class GpuSlabEngine final : public RoomEngine<T> {
     const std::int64_t in0 = s_.k0 + lo, in1 = std::max(in0, s_.k1 - hi);
     const auto ps = static_cast<std::size_t>(s_.plane_size());
     if (dev_) dev_->reset();
-    JacobiResult res;
-    for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
-      const bool check = jacobi_checks(stop, k);
-      if (dev_) {
-        if (halo) dev_->stage_out(lo, hi);
-        dev_->sweep(in0, in1, check ? 0 : -1);
-        if (halo) {
-          Stopwatch w;
-          dev_->wait_staged();
-          Requests r;
-          if (lo) comm_.irecv(r, dev_->recv_plane(0), ps, s_.lower, kTagPlaneUp);
-          if (hi) comm_.irecv(r, dev_->recv_plane(1), ps, s_.upper, kTagPlaneDown);
-          if (lo) comm_.isend(r, dev_->send_plane(0), ps, s_.lower, kTagPlaneDown);
-          if (hi) comm_.isend(r, dev_->send_plane(1), ps, s_.upper, kTagPlaneUp);
-          r.wait();
-          dev_->stage_in(lo, hi);
-          exchange_s_ += w.seconds();
-          if (lo) dev_->sweep(s_.k0, s_.k0 + 1, check ? 1 : -1);
-          // (One plane between two halos: swept once, above.)
-          if (hi && s_.k1 - 1 >= in1) dev_->sweep(s_.k1 - 1, s_.k1, check ? 2 : -1);
-        }
-        dev_->swap();
-      }
-      res.iterations = k;
-      if (check) {
-        const double mine = dev_ ? dev_->change() : 0.0;  // waits for the GPU
-        Stopwatch w;
-        std::fill(sums_.begin(), sums_.end(), 0.0);
-        sums_[static_cast<std::size_t>(comm_.rank())] = mine;
-        comm_.allreduce(sums_.data(), sums_.size(), Op::sum);  // one term an entry: exact
-        double total = 0;
-        for (const double v : sums_) total += v;
-        res.norm = std::sqrt(total);
-        allreduce_s_ += w.seconds();
-        if (stop.tol >= 0 && res.norm <= stop.tol) {
-          res.converged = true;
-          break;
-        }
-      }
-    }
+    double mine = 0;  // this rank's squared change at a checked sweep
+    const JacobiResult res = sweep_loop(
+        stop, allreduce_s_,
+        [&](bool check) {
+          if (!dev_) return;
+          if (halo) dev_->stage_out(lo, hi);
+          dev_->sweep(in0, in1, check ? 0 : -1);
+          if (halo) {
+            Stopwatch w;
+            dev_->wait_staged();
+            Requests r;
+            if (lo) comm_.irecv(r, dev_->recv_plane(0), ps, s_.lower, kTagPlaneUp);
+            if (hi) comm_.irecv(r, dev_->recv_plane(1), ps, s_.upper, kTagPlaneDown);
+            if (lo) comm_.isend(r, dev_->send_plane(0), ps, s_.lower, kTagPlaneDown);
+            if (hi) comm_.isend(r, dev_->send_plane(1), ps, s_.upper, kTagPlaneUp);
+            r.wait();
+            dev_->stage_in(lo, hi);
+            exchange_s_ += w.seconds();
+            if (lo) dev_->sweep(s_.k0, s_.k0 + 1, check ? 1 : -1);
+            // (One plane between two halos: swept once, above.)
+            if (hi && s_.k1 - 1 >= in1) dev_->sweep(s_.k1 - 1, s_.k1, check ? 2 : -1);
+          }
+          dev_->swap();
+          if (check) mine = dev_->change();  // waits for the GPU, outside the reduction's time
+        },
+        [&] {
+          std::fill(sums_.begin(), sums_.end(), 0.0);
+          sums_[static_cast<std::size_t>(comm_.rank())] = mine;
+          comm_.allreduce(sums_.data(), sums_.size(), Op::sum);  // one term an entry: exact
+          double total = 0;
+          for (const double v : sums_) total += v;
+          return total;
+        });
     if (dev_) dev_->synchronize();
     return res;
   }

@@ -1,0 +1,35 @@
+// The sweep loop of the distributed heated room (every RoomEngine: slabs, boxes, GPU slabs).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "jacobi.hpp"
+#include "mm/timing.hpp"
+
+namespace mm::dist {
+
+// Sweeps 1..STOP.max_iter, stopping as the one-process loop does: SWEEP(check) advances this
+// rank's part one sweep (its halo exchange included; CHECK: the change is wanted); at each
+// checked sweep NORM2() returns the whole grid's squared change, the same on every rank
+// (collective), its seconds added to ALLREDUCE_S.
+template <class Sweep, class Norm2>
+JacobiResult sweep_loop(const JacobiStop& stop, double& allreduce_s, Sweep&& sweep, Norm2&& norm2) {
+  JacobiResult res;
+  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
+    const bool check = jacobi_checks(stop, k);
+    sweep(check);
+    res.iterations = k;
+    if (!check) continue;
+    Stopwatch w;
+    res.norm = std::sqrt(norm2());
+    allreduce_s += w.seconds();
+    if (stop.tol >= 0 && res.norm <= stop.tol) {
+      res.converged = true;
+      break;
+    }
+  }
+  return res;
+}
+
+}  // namespace mm::dist
