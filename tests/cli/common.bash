@@ -21,6 +21,40 @@ require_mpi() {
   fi
 }
 
+# The iteration count the last run printed ("...: N iterations, ..." on stderr: mmsolve).
+iters() { sed -n 's/.*: \([0-9]*\) iterations,.*/\1/p' "$TMP/err"; }
+
+# close_rel X1 X2 BOUND: ||X2 - X1|| <= BOUND ||X1|| (2-norm over all entries, real or complex).
+close_rel() {
+  "$PY" - "$@" <<'PYEOF'
+import sys, numpy as np, scipy.io
+a = np.asarray(scipy.io.mmread(sys.argv[1])).astype(complex)
+b = np.asarray(scipy.io.mmread(sys.argv[2])).astype(complex)
+assert a.shape == b.shape, (a.shape, b.shape)
+d = np.linalg.norm(b - a) / max(np.linalg.norm(a), 1e-300)
+assert d <= float(sys.argv[3]), (sys.argv[2], d)
+PYEOF
+}
+
+# convection_diffusion FILE: a nonsymmetric system, the 5-point Laplacian on a 30 x 30 grid with
+# upwind convection (west and south -1.5, east and north -1, diagonal 5).
+convection_diffusion() {
+  awk 'BEGIN {
+    m = 30; n = m * m; k = 0
+    for (y = 0; y < m; y++) for (x = 0; x < m; x++) {
+      i = y * m + x + 1
+      e[k++] = i " " i " 5"
+      if (x > 0) e[k++] = i " " i - 1 " -1.5"
+      if (x < m - 1) e[k++] = i " " i + 1 " -1"
+      if (y > 0) e[k++] = i " " i - m " -1.5"
+      if (y < m - 1) e[k++] = i " " i + m " -1"
+    }
+    print "%%MatrixMarket matrix coordinate real general"
+    print n, n, k
+    for (j = 0; j < k; j++) print e[j]
+  }' > "$1"
+}
+
 # mpi_run NP CMD...: CMD as NP ranks under mpirun (MM_MPIEXEC, set by CTest when the tools are
 # built with MPI: mpirun and its flags; for Open MPI --oversubscribe, as CI has 2 cores, and -q,
 # so that a tool's one message is all its stderr holds). Open MPI refuses root unless told; one

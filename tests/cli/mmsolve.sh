@@ -129,7 +129,6 @@ expect_exit 5 mmsolve "$CORPUS/comments_west0067.mtx" b67.mtx --method umfpack -
 if [[ $gpu ]]; then
   # The GPU: the iterations near the CPU's, the same x whatever --check-every, 4 columns through
   # a pipe, single precision, the complex corpus matrix, non-convergence, refusals, the record.
-  iters() { sed -n 's/.*: \([0-9]*\) iterations,.*/\1/p' "$TMP/err"; }
   for method in cg bicgstab gmres; do
     expect_exit 0 mmsolve P.mtx bP.mtx --method "$method" --precond jacobi --device cpu -q
     cpu=$(iters)

@@ -9,19 +9,6 @@ source "$(dirname "$0")/common.bash"
 require_mpi
 cd "$TMP"
 C=$CORPUS
-iters() { sed -n 's/.*: \([0-9]*\) iterations,.*/\1/p' "$TMP/err"; }
-
-# close X1 X2 BOUND: ||X2 - X1|| <= BOUND ||X1|| (2-norm over all entries).
-close() {
-  "$PY" - "$@" <<'PYEOF'
-import sys, numpy as np, scipy.io
-a = np.asarray(scipy.io.mmread(sys.argv[1])).astype(complex)
-b = np.asarray(scipy.io.mmread(sys.argv[2])).astype(complex)
-assert a.shape == b.shape, (a.shape, b.shape)
-d = np.linalg.norm(b - a) / max(np.linalg.norm(a), 1e-300)
-assert d <= float(sys.argv[3]), (sys.argv[2], d)
-PYEOF
-}
 
 mmgen poisson2d --n 30 -o P.mtx
 mmgen rhs P.mtx --x random --seed 5 -o bP.mtx
@@ -55,7 +42,7 @@ for A in P.mtx D.mtx R.mtx "$C/bcsstk13.mtx" "$C/complex.mtx" "$C/west0479.mtx";
   expect_exit 0 mmspmv "$A" --x random --seed 3 --device cpu -o want.mtx
   for np in 1 2 3; do
     expect_exit 0 mpi_run $np mmspmv "$A" --x random --seed 3 --device cuda -o y.mtx
-    close want.mtx y.mtx 1e-12 && pass "$(basename "$A") on $np GPU ranks" ||
+    close_rel want.mtx y.mtx 1e-12 && pass "$(basename "$A") on $np GPU ranks" ||
       fail "$(basename "$A") on $np GPU ranks: y differs"
   done
 done
@@ -63,11 +50,11 @@ mmgen rhs D.mtx --x ones -o y0.mtx
 expect_exit 0 mmspmv D.mtx --x range --alpha 2 --beta -0.5 --y0 y0.mtx --device cpu -o want.mtx
 for impl in cuda-adaptive cuda-vector cuda-scalar; do
   expect_exit 0 mpi_run 3 mmspmv D.mtx --x range --alpha 2 --beta -0.5 --y0 y0.mtx --device cuda --impl $impl -o y.mtx
-  close want.mtx y.mtx 1e-12 && pass "$impl, beta" || fail "$impl, beta: y differs"
+  close_rel want.mtx y.mtx 1e-12 && pass "$impl, beta" || fail "$impl, beta: y differs"
 done
 expect_exit 0 mpi_run 2 mmspmv D.mtx --x ones --device cuda --precision single -o y.mtx
 expect_exit 0 mmspmv D.mtx --x ones --device cpu --precision single -o want.mtx
-close want.mtx y.mtx 1e-5 && pass "single precision" || fail "single precision: y differs"
+close_rel want.mtx y.mtx 1e-5 && pass "single precision" || fail "single precision: y differs"
 expect_exit 2 mpi_run 2 mmspmv D.mtx --x ones --device cuda --impl cpu-csr -q
 expect_stderr "does not run on GPU ranks"
 
@@ -102,25 +89,10 @@ same() {  # A b ARGS: one process on the CPU, then 1 2 3 GPU ranks
     got=$(iters)
     ((got - want <= 2 && want - got <= 2)) && pass "$* on $np GPU ranks: $got iterations, one process $want" ||
       fail "$* on $np GPU ranks: $got iterations, one process $want"
-    close one.mtx x.mtx 1e-7 && pass "x on $np GPU ranks" || fail "$* on $np GPU ranks: x differs"
+    close_rel one.mtx x.mtx 1e-7 && pass "x on $np GPU ranks" || fail "$* on $np GPU ranks: x differs"
   done
 }
-# A nonsymmetric convection-diffusion system: the 5-point Laplacian on a 30 x 30 grid with
-# upwind convection (west and south -1.5, east and north -1, diagonal 5).
-awk 'BEGIN {
-  m = 30; n = m * m; k = 0
-  for (y = 0; y < m; y++) for (x = 0; x < m; x++) {
-    i = y * m + x + 1
-    e[k++] = i " " i " 5"
-    if (x > 0) e[k++] = i " " i - 1 " -1.5"
-    if (x < m - 1) e[k++] = i " " i + 1 " -1"
-    if (y > 0) e[k++] = i " " i - m " -1.5"
-    if (y < m - 1) e[k++] = i " " i + m " -1"
-  }
-  print "%%MatrixMarket matrix coordinate real general"
-  print n, n, k
-  for (j = 0; j < k; j++) print e[j]
-}' > CD.mtx
+convection_diffusion CD.mtx
 mmgen rhs CD.mtx --x random --seed 5 -o bCD.mtx
 for method in cg bicgstab gmres; do
   same S.mtx bS.mtx --method $method --precond jacobi
@@ -139,7 +111,7 @@ for np in 1 2; do
   got=$(iters)
   ((10 * got >= 9 * want && 10 * got <= 11 * want)) && pass "poisson bicgstab on $np: $got, one process $want" ||
     fail "poisson bicgstab on $np GPU ranks: $got iterations, one process $want"
-  close one.mtx x.mtx 1e-7 && pass "x on $np GPU ranks" || fail "poisson bicgstab on $np: x differs"
+  close_rel one.mtx x.mtx 1e-7 && pass "x on $np GPU ranks" || fail "poisson bicgstab on $np: x differs"
 done
 # bcsstk13 (SPD, cond ~1e10: 1500 iterations, their count moved by rounding): within 2%, and
 # the residual met.
@@ -174,10 +146,10 @@ if ((nccl_ok == 0)) && grep -q "cannot load NCCL" "$TMP/err"; then
 else
   ((nccl_ok)) && pass "--comm nccl on one rank" || fail "--comm nccl on one rank: $(cat "$TMP/err")"
   expect_exit 0 mmspmv D.mtx --x random --seed 3 --device cpu -o want.mtx
-  close want.mtx y.mtx 1e-12 && pass "nccl: y as one process" || fail "nccl: y differs"
+  close_rel want.mtx y.mtx 1e-12 && pass "nccl: y as one process" || fail "nccl: y differs"
   expect_exit 0 mpi_run 1 mmsolve P.mtx bP.mtx --device cuda --comm nccl --method cg --tol 1e-10 --timing t.jsonl -o x.mtx
   expect_exit 0 mmsolve P.mtx bP.mtx --device cpu --method cg --tol 1e-10 -o one.mtx
-  close one.mtx x.mtx 1e-7 && pass "nccl: x as one process" || fail "nccl: x differs"
+  close_rel one.mtx x.mtx 1e-7 && pass "nccl: x as one process" || fail "nccl: x differs"
   grep -q '"transport":"nccl"' t.jsonl && pass "nccl in the record" || fail "record: $(cat t.jsonl)"
   np=$((gpus + 1))
   expect_exit 4 mpi_run $np mmspmv D.mtx --x ones --device cuda --comm nccl -o y.mtx
@@ -185,7 +157,7 @@ else
   (($(grep -c "share one GPU" "$TMP/err") == 1)) && pass "one message" || fail "messages: $(cat "$TMP/err")"
   if ((gpus >= 2)); then
     expect_exit 0 mpi_run 2 mmsolve P.mtx bP.mtx --device cuda --comm nccl --method gmres --tol 1e-10 -o x.mtx
-    close one.mtx x.mtx 1e-7 && pass "nccl on 2 GPUs" || fail "nccl on 2 GPUs: x differs"
+    close_rel one.mtx x.mtx 1e-7 && pass "nccl on 2 GPUs" || fail "nccl on 2 GPUs: x differs"
   else
     echo "skip: one GPU here: NCCL with 2 ranks needs 2 GPUs (its refusal checked above)"
   fi

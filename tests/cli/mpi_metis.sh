@@ -14,7 +14,6 @@ fi
 cd "$TMP"
 mkdir -p dst
 C=$CORPUS
-iters() { sed -n 's/.*: \([0-9]*\) iterations,.*/\1/p' "$TMP/err"; }
 
 # close A B [BOUND]: ||B - A|| <= BOUND ||A|| (2-norm over the finite entries, the same NaN and
 # infinities; BOUND 1e-14 by default).
