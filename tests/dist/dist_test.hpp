@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "dist/dist_spmv.hpp"
 #include "dist/gpu.hpp"
 #include "dist/partition.hpp"
+#include "jacobi.hpp"
 
 namespace mm::test {
 
@@ -43,6 +45,37 @@ dist::DistCsr<I, T> distribute(const Csr<I, T>& a, const dist::Comm& c) {
   const dist::Partition cols = dist::column_partition(rows, a.rows, a.cols);
   t = dist::route_to_owners(c, rows, std::move(t));
   return dist::build_dist_csr<I, T>(c, a.rows, a.cols, rows, cols, t);
+}
+
+// The one-process cpu-stencil run of ROOM a distributed one is checked against.
+template <class T>
+struct OneProcessRoom {
+  std::vector<T> grid;
+  JacobiResult result;
+};
+template <class T>
+OneProcessRoom<T> one_process_room(const HeatedRoom& room, const JacobiStop& stop) {
+  OneProcessRoom<T> w{std::vector<T>(static_cast<std::size_t>(room.points())), {}};
+  std::vector<T> other(w.grid.size());
+  w.result = stencil_iterate<T>(room, &stencil_sweep_cpu<T>, w.grid.data(), other.data(), stop);
+  return w;
+}
+
+// A distributed run against WANT: the same iterations and convergence and the norm bit for bit
+// on every rank; MINE (this rank's output planes) gathered on rank 0 equal to WANT's grid bit
+// for bit.
+template <class T>
+void expect_same_room(const dist::Comm& c, const JacobiResult& got, const std::vector<T>& mine,
+                      const OneProcessRoom<T>& want, const std::string& what) {
+  EXPECT_EQ(got.iterations, want.result.iterations) << what;
+  EXPECT_EQ(got.converged, want.result.converged) << what;
+  EXPECT_EQ(std::memcmp(&got.norm, &want.result.norm, sizeof(double)), 0)
+      << what << ": norm " << got.norm << " vs " << want.result.norm;
+  const std::vector<T> all = c.gatherv(mine.data(), mine.size(), 0);
+  if (c.root()) {
+    ASSERT_EQ(all.size(), want.grid.size()) << what;
+    EXPECT_EQ(std::memcmp(all.data(), want.grid.data(), all.size() * sizeof(T)), 0) << what;
+  }
 }
 
 // GPU ranks for the GPU tests, opened once a process (collective: every rank asks in the same
