@@ -11,12 +11,14 @@
 
 namespace mm::test {
 
+// TUNING and TIME_TILE (cuda-timetile's K; 0: its default) as the tools pass them.
 template <class T>
 std::vector<T> run_stencil(const Impl<StencilMake<T>>& impl, int dim, std::int64_t n,
-                           const JacobiStop& stop, JacobiResult& res) {
+                           const JacobiStop& stop, JacobiResult& res,
+                           const JacobiTuning& tuning = {}, int time_tile = 0) {
   const HeatedRoom room = heated_room(dim, n);
   std::vector<T> u(static_cast<std::size_t>(room.points()), test::poison<T>());
-  StencilProblem<T> p{room, u.data(), stop, &res, {}};
+  StencilProblem<T> p{room, u.data(), stop, &res, tuning, time_tile};
   auto r = impl.make(p);
   r->upload();
   r->run();

@@ -122,21 +122,6 @@ TEST(TimeTile, PlanCoversTheRoom) {
 
 // ---- on the GPU ------------------------------------------------------------------------------
 
-// IMPL's grid after STOP with K sweeps a pass (cuda-timetile) and TUNING.
-template <class T>
-std::vector<T> run_tiled(const Impl<StencilMake<T>>& impl, std::int64_t n, const JacobiStop& stop,
-                         int k, const JacobiTuning& tuning, JacobiResult& res) {
-  const HeatedRoom room = heated_room(3, n);
-  std::vector<T> u(static_cast<std::size_t>(room.points()), test::poison<T>());
-  StencilProblem<T> p{room, u.data(), stop, &res, tuning, k};
-  auto r = impl.make(p);
-  r->upload();
-  r->run();
-  r->run();  // a second run starts again from the initial grid
-  r->download();
-  return u;
-}
-
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
@@ -173,7 +158,7 @@ TYPED_TEST(TimeTileTypes, MatchesCudaNormBitForBit) {
         for (const JacobiTuning tune : {JacobiTuning{0, 0, 0}, JacobiTuning{0, 0, 2},
                                         JacobiTuning{0, 1, 1}, JacobiTuning{0, 5, 2}}) {
           JacobiResult got_r;
-          const auto got = run_tiled(tiled, n, stop, k, tune, got_r);
+          const auto got = test::run_stencil(tiled, 3, n, stop, got_r, tune, k);
           const std::string what = "N=" + std::to_string(n) + " K=" + std::to_string(k) +
                                    " max_iter " + std::to_string(stop.max_iter) + " check " +
                                    std::to_string(stop.check_every) + " tol " +
@@ -216,7 +201,7 @@ TYPED_TEST(TimeTileTypes, LargerRoomsMatchCudaNorm) {
     const JacobiStop stop{4 * k, -1, k};
     JacobiResult want_r, got_r;
     const auto want = test::run_stencil(plain, 3, n, stop, want_r);
-    const auto got = run_tiled(tiled, n, stop, 0, JacobiTuning{}, got_r);
+    const auto got = test::run_stencil(tiled, 3, n, stop, got_r);
     EXPECT_TRUE(same_bits(got, want)) << n;
     EXPECT_EQ(got_r.iterations, want_r.iterations) << n;
     EXPECT_NEAR(got_r.norm, want_r.norm, 1e-10 * want_r.norm) << n;
