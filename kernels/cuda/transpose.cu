@@ -119,19 +119,21 @@ __device__ __forceinline__ int swizzle(int row, int p) {
 constexpr int kPairSide = 2 * kTile;  // a float tile of the pair kernels: 64 x 64 values
 constexpr int kPairRow = kTile;       // its rows in shared memory: 32 pairs
 
-// One thread's share of a 64x64 float tile at A(I0, J0) of a ROWS x COLS row-major A (both even):
-// rows 2p and 2p + 1 (p = y + 8q), the pair of columns J0 + 2x.
+// One thread's share of a 64x64 float tile at A(I0, J0) of a ROWS x COLS row-major A (both even),
+// the block being 32 x TY threads: rows 2p and 2p + 1 (p = y + TY q), the pair of columns J0 + 2x.
+template <int TY = kRows>
 struct PairRegs {
-  float2 top[kPairRow / kRows], bottom[kPairRow / kRows];
+  float2 top[kPairRow / TY], bottom[kPairRow / TY];
 };
 
-__device__ __forceinline__ void pairs_fetch(PairRegs& r, const float* __restrict__ in,
+template <int TY>
+__device__ __forceinline__ void pairs_fetch(PairRegs<TY>& r, const float* __restrict__ in,
                                             std::int64_t rows, std::int64_t cols, std::int64_t i0,
                                             std::int64_t j0) {
   const int x = threadIdx.x;
 #pragma unroll
-  for (int q = 0; q < kPairRow / kRows; ++q) {
-    const int p = threadIdx.y + q * kRows;
+  for (int q = 0; q < kPairRow / TY; ++q) {
+    const int p = threadIdx.y + q * TY;
     r.top[q] = r.bottom[q] = make_float2(0.f, 0.f);
     if (i0 + 2 * p < rows && j0 + 2 * x < cols) {  // rows even: row 2p + 1 exists too
       const float* a = in + (i0 + 2 * p) * cols + j0 + 2 * x;
@@ -142,25 +144,27 @@ __device__ __forceinline__ void pairs_fetch(PairRegs& r, const float* __restrict
 }
 
 // The fetched 2x2 blocks transposed into TILE: row R of the tile's transpose, 32 pairs.
-__device__ __forceinline__ void pairs_stage(const PairRegs& r, float2 (*tile)[kPairRow]) {
+template <int TY>
+__device__ __forceinline__ void pairs_stage(const PairRegs<TY>& r, float2 (*tile)[kPairRow]) {
   const int x = threadIdx.x;
 #pragma unroll
-  for (int q = 0; q < kPairRow / kRows; ++q) {
-    const int p = threadIdx.y + q * kRows;
+  for (int q = 0; q < kPairRow / TY; ++q) {
+    const int p = threadIdx.y + q * TY;
     tile[2 * x][swizzle(2 * x, p)] = make_float2(r.top[q].x, r.bottom[q].x);
     tile[2 * x + 1][swizzle(2 * x + 1, p)] = make_float2(r.top[q].y, r.bottom[q].y);
   }
 }
 
 // TILE (the transpose of A's tile at (I0, J0)) written to OUT(J0 + R, I0 + 2x), OUT being
-// COLS x ROWS row-major.
+// COLS x ROWS row-major; the block is 32 x TY threads.
+template <int TY = kRows>
 __device__ __forceinline__ void pairs_store(const float2 (*tile)[kPairRow], float* __restrict__ out,
                                             std::int64_t rows, std::int64_t cols, std::int64_t i0,
                                             std::int64_t j0) {
   const int x = threadIdx.x;
 #pragma unroll
-  for (int q = 0; q < kPairSide / kRows; ++q) {  // row R of the tile's transpose, pair x
-    const int R = threadIdx.y + q * kRows;
+  for (int q = 0; q < kPairSide / TY; ++q) {  // row R of the tile's transpose, pair x
+    const int R = threadIdx.y + q * TY;
     if (j0 + R < cols && i0 + 2 * x < rows)
       *reinterpret_cast<float2*>(out + (j0 + R) * rows + i0 + 2 * x) = tile[R][swizzle(R, x)];
   }
@@ -173,7 +177,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t j0 = blockIdx.x * static_cast<std::int64_t>(kPairSide);
   for (std::int64_t i0 = blockIdx.y * static_cast<std::int64_t>(kPairSide); i0 < rows;
        i0 += static_cast<std::int64_t>(gridDim.y) * kPairSide) {
-    PairRegs r;
+    PairRegs<> r;
     pairs_fetch(r, in, rows, cols, i0, j0);
     pairs_stage(r, tile);
     __syncthreads();
@@ -192,9 +196,15 @@ __device__ __forceinline__ void tile_pair(std::int64_t k, std::int64_t& I, std::
 
 // Square float in place, N even: the 32x32 in-place kernel's tile pairs, each tile moved as
 // pairs_kernel moves it (64x64, every access 8 bytes). Both tiles are fetched before either is
-// staged, so that a thread has 32 loads in flight (the 32x32 kernel at 4 bytes reached 0.57
-// of copy on the H200, its double twin 0.90).
-__global__ void __launch_bounds__(kThreads)
+// staged (the 32x32 kernel at 4 bytes reached 0.57 of copy on the H200, its double twin 0.90).
+// 32 x kInplaceRows threads a block: with 32x8 both tiles took 98 registers a thread, two blocks
+// (16 warps) a multiprocessor, so that often no block of it had loads in flight: 0.95 of copy on
+// the H100 but 0.82 on the H200. With 32x16 a thread holds half as many pairs (38 registers at
+// three blocks a multiprocessor, no spills): 48 warps, three blocks' phases to overlap.
+constexpr int kInplaceRows = 16;
+constexpr int kInplaceThreads = kTile * kInplaceRows;
+
+__global__ void __launch_bounds__(kInplaceThreads, 3)
     inplace_pairs_kernel(std::int64_t n, std::int64_t pairs, float* __restrict__ a) {
   __shared__ float2 s1[kPairSide][kPairRow];
   __shared__ float2 s2[kPairSide][kPairRow];
@@ -203,14 +213,14 @@ __global__ void __launch_bounds__(kThreads)
     tile_pair(k, I, J);
     const std::int64_t r0 = I * kPairSide, c0 = J * kPairSide;  // tile (I, J) at A(r0, c0)
     const bool pair = I != J;
-    PairRegs t1, t2;
+    PairRegs<kInplaceRows> t1, t2;
     pairs_fetch(t1, a, n, n, r0, c0);
     if (pair) pairs_fetch(t2, a, n, n, c0, r0);
     pairs_stage(t1, s1);
     if (pair) pairs_stage(t2, s2);
     __syncthreads();
-    pairs_store(s1, a, n, n, r0, c0);  // A'(c0 + R, r0 + 2x..) = A(r0 + 2x.., c0 + R)
-    if (pair) pairs_store(s2, a, n, n, c0, r0);
+    pairs_store<kInplaceRows>(s1, a, n, n, r0, c0);  // A'(c0 + R, r0 + 2x..) = A(r0 + 2x.., c0 + R)
+    if (pair) pairs_store<kInplaceRows>(s2, a, n, n, c0, r0);
     __syncthreads();
   }
 }
@@ -343,7 +353,7 @@ class InplaceRunner final : public cuda::CudaRunner {
       if (p_.rows % 2 == 0) {  // 64x64 tiles of pairs: every access 8 bytes
         const std::int64_t tiles = (p_.rows + kPairSide - 1) / kPairSide;
         const std::int64_t pairs = tiles * (tiles + 1) / 2;
-        inplace_pairs_kernel<<<blocks_for(pairs, 1), dim3(kTile, kRows)>>>(
+        inplace_pairs_kernel<<<blocks_for(pairs, 1), dim3(kTile, kInplaceRows)>>>(
             p_.rows, pairs, reinterpret_cast<float*>(a_.get()));
         MM_CUDA_LAUNCHED("transpose inplace_pairs_kernel");
         return;
