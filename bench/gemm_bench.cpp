@@ -296,8 +296,10 @@ int main(int argc, char** argv) {
         run_cuda_size<double>(p, n, dimpls, warmup, repeat, copy, rows);
         if (slow_n > 0) run_cuda_size<double>(p, slow_n, dslow, warmup, repeat, copy, rows);
       } else {
-        run_cuda_size<float>(p, n, {"cublas", "cublas-tf32", "cuda-regblock", "cuda-tf32"}, warmup,
-                             repeat, copy, rows);
+        run_cuda_size<float>(p, n,
+                             {"cublas", "cublas-tf32", "cuda-regblock", "cuda-tf32",
+                              "cuda-tf32-n128", "cuda-wmma-tf32"},
+                             warmup, repeat, copy, rows);
         if (slow_n > 0) run_cuda_size<float>(p, slow_n, sslow, warmup, repeat, copy, rows);
       }
     }

@@ -79,10 +79,21 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
         hand(GemmCudaKernel::regblock)};
     if constexpr (std::is_same_v<T, float>) {
       l.push_back(regblock);
+      // TF32 (inputs ROUNDED TO TF32, 10-bit mantissa; FP32 sums), peer cublas-tf32.
+      auto wgmma = [](WgmmaTile t) -> GemmMake<T> {
+        return [t](const GemmProblem<T>& p) { return make_gemm_tf32_wgmma(p, t); };
+      };
       l.push_back({"cuda-tf32", Device::cuda,
-                   "tensor cores, wmma TF32 m16n16k8: inputs ROUNDED TO TF32 (10-bit mantissa), "
-                   "FP32 sums; compare with cublas-tf32",
-                   hand(GemmCudaKernel::tensor)});
+                   "tensor cores, wgmma TF32 m64n256k8 (sm_90a), 128x256 block, TMA into a "
+                   "4-stage ring; B transposed (and rounded) into scratch each run",
+                   wgmma(WgmmaTile::t128x256)});
+      l.push_back({"cuda-tf32-n128", Device::cuda,
+                   "cuda-tf32 with a 128x128 block (m64n128k8) and 6 stages",
+                   wgmma(WgmmaTile::t128x128), ImplKind::experimental});
+      l.push_back({"cuda-wmma-tf32", Device::cuda,
+                   "tensor cores, wmma TF32 m16n16k8, 128x128 block, register-staged double "
+                   "buffer (0.14x cublas-tf32 on the H100)",
+                   hand(GemmCudaKernel::tensor), ImplKind::experimental});
       l.push_back({"cublas-tf32", Device::cuda,
                    "cuBLAS Sgemm with TF32 tensor-op math: inputs rounded to TF32",
                    [](const GemmProblem<T>& p) { return make_gemm_cublas(p, true); }});

@@ -1,4 +1,4 @@
-// Host-side declarations of the CUDA GEMM runners (defined in kernels/cuda/gemm.cu and
+// Host-side declarations of the CUDA GEMM runners (defined in kernels/cuda/gemm*.cu and
 // kernels/vendor/gemm_cublas.cu), registered in kernels/gemm_impls.cpp.
 #pragma once
 
@@ -22,6 +22,12 @@ std::unique_ptr<Runner> make_gemm_cuda(const GemmProblem<T>& p, GemmCudaKernel k
 // in 3 stages; bk16: slices of 16 in 4 stages; m8n8k4: the sm_80 shape, slices of 16.
 enum class DmmaConfig { bk32, bk16, m8n8k4 };
 std::unique_ptr<Runner> make_gemm_dmma(const GemmProblem<double>& p, DmmaConfig cfg);
+
+// TF32 on Hopper's warpgroup MMA (kernels/cuda/gemm_wgmma.cu, sm_90a): TMA-fed shared ring,
+// block tile 128 x 256 (4 stages) or 128 x 128 (6 stages); off compute capability 9.0 the wmma
+// TF32 kernel (make_gemm_cuda's tensor) runs instead.
+enum class WgmmaTile { t128x256, t128x128 };
+std::unique_ptr<Runner> make_gemm_tf32_wgmma(const GemmProblem<float>& p, WgmmaTile tile);
 
 // cuBLAS ?gemm, every value type; TF32 (float only) lets cuBLAS use TF32 tensor cores.
 template <class T>
