@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
       } else {
         run_cuda_size<float>(p, n,
                              {"cublas", "cublas-tf32", "cuda-regblock", "cuda-tf32",
-                              "cuda-tf32-n128", "cuda-wmma-tf32"},
+                              "cuda-n128-tf32", "cuda-wmma-tf32"},
                              warmup, repeat, copy, rows);
         if (slow_n > 0) run_cuda_size<float>(p, slow_n, sslow, warmup, repeat, copy, rows);
       }
