@@ -85,7 +85,8 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
       };
       l.push_back({"cuda-tf32", Device::cuda,
                    "tensor cores, wgmma TF32 m64n256k8 (sm_90a), 128x256 block, TMA into a "
-                   "4-stage ring; B transposed (and rounded) into scratch each run",
+                   "4-stage ring; B transposed (rounded to nearest) into scratch each run, A "
+                   "truncated by the tensor cores",
                    wgmma(WgmmaTile::t128x256)});
       l.push_back({"cuda-n128-tf32", Device::cuda,
                    "cuda-tf32 with a 128x128 block (m64n128k8) and 6 stages (0.72x "

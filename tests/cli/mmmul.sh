@@ -36,8 +36,15 @@ if grep -q '^cublas ' "$TMP/listed"; then
     fail "--all: $(grep "experimental" "$TMP/out")"
   expect_exit 0 mmmul --list-impls --precision single --mode gemm
   grep -Eq "^cuda-tf32 +cuda .*TF32" "$TMP/out" && grep -q "^cublas-tf32 " "$TMP/out" &&
-    ! grep -q "^cuda-tensor \|^cuda-dmma" "$TMP/out" && pass "--precision single lists cuda-tf32 beside cublas-tf32" ||
+    ! grep -q "^cuda-tensor \|^cuda-dmma\|^cuda-n128-tf32 \|^cuda-wmma-tf32 " "$TMP/out" &&
+    pass "--precision single lists cuda-tf32 beside cublas-tf32" ||
     fail "--list-impls --precision single: $(cat "$TMP/out")"
+  # cuda-tf32's 128x128 tile and the wmma kernel it replaced: kept for the comparison.
+  expect_exit 0 mmmul --list-impls --all --precision single --mode gemm
+  for impl in cuda-n128-tf32 cuda-wmma-tf32; do
+    grep -Eq "^$impl +cuda .*\[experimental\]$" "$TMP/out" && pass "--all marks $impl experimental" ||
+      fail "--all --precision single: $impl not marked: $(cat "$TMP/out")"
+  done
   if [[ -z $gpu ]]; then
     expect_exit 4 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-dmma-bk16 -q
     expect_stderr "cuda-dmma-bk16 needs a GPU"
@@ -183,10 +190,10 @@ for impl in $(echo $doubles $singles | tr ' ' '\n' | awk '!seen[$0]++'); do
   fi
   [[ $singles == *" $impl "* ]] || continue  # a double-only kernel (FP64 tensor cores)
   expect_exit 0 mmmul "$TMP/D1.mtx" "$TMP/D2.mtx" --alpha 2.5 --impl "$impl" --precision single -o "$TMP/C.mtx"
-  # cuda-tf32 and cublas-tf32 round single-precision inputs to TF32 (u = 2^-11): with k = 300 and alpha 2.5
+  # The *-tf32 ones round single-precision inputs to TF32 (u = 2^-11): with k = 300 and alpha 2.5
   # an element errs by about 0.8u*sqrt(300/9)*2.5 = 6e-3 (worst case 2u*300*2.5 = 0.73); the
   # unit tests check it exactly on inputs TF32 represents.
-  if [[ $impl == cuda-tf32 || $impl == cublas-tf32 ]]; then rtol=2e-2 atol=0.1; else rtol=1e-4 atol=1e-4; fi
+  if [[ $impl == *-tf32 ]]; then rtol=2e-2 atol=0.1; else rtol=1e-4 atol=1e-4; fi
   expect_exit 0 mmcheck compare "$TMP/C.mtx" "$TMP/gemm.mtx" --rtol "$rtol" --atol "$atol"
 done
 if [[ -n $gpu ]]; then  # the GPU by --device alone, named in the timing record with its phases
