@@ -252,6 +252,8 @@ class Tf32WgmmaRunner final : public cuda::CudaRunner {
   void upload() override {
     const Index m = p_.a->rows, n = p_.b->cols, k = p_.a->cols;
     kp_ = (k + 3) / 4 * 4;
+    if (m > INT_MAX || n > INT_MAX || kp_ > INT_MAX)  // the kernel's and the copy engine's ints
+      throw DeviceError("cuda-tf32: dimensions beyond 2^31 - 1");
     a_ = cuda::Buffer<float>(p_.a->data.data(), p_.a->data.size());
     b_ = cuda::Buffer<float>(p_.b->data.data(), p_.b->data.size());
     c_ = cuda::Buffer<float>(p_.c->data.size());
