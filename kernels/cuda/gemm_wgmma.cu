@@ -5,10 +5,11 @@
 // TF32 wgmma reads both operands K-major from shared memory. A (m x k, k contiguous) is; B
 // (k x n, n contiguous) is not, so each run first writes B^T (n x kp, kp = k rounded up to 4)
 // into a scratch buffer, rounding B to TF32 (nearest) on the way: one pass over k*n values,
-// timed with the product. A goes to the tensor cores as stored (they read its top 19 bits);
-// when k is not a multiple of 4 its rows are copied to a pitch of kp (a tensor map's row pitch
-// must be a multiple of 16 bytes), rounded likewise. Edges: the copy engine zero-fills tile
-// parts outside the tensors, and the epilogue stores only the elements inside C.
+// timed with the product. A goes to the tensor cores as stored (they truncate it to TF32:
+// 1 + 0.75*2^-10 entered as 1 on the H100); when k is not a multiple of 4 its rows are copied to
+// a pitch of kp (a tensor map's row pitch must be a multiple of 16 bytes), rounded to nearest.
+// Edges: the copy engine zero-fills tile parts outside the tensors, and the epilogue stores only
+// the elements inside C.
 #include <cuda.h>  // CUtensorMap and its enums (types only: the encoder comes by entry point)
 #include <cudaTypedefs.h>
 
