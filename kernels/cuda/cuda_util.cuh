@@ -1,5 +1,5 @@
-// CUDA plumbing for every kernel: checked calls, RAII device memory, events and library
-// handles, the device value type of each host type, and the Runner timed by events.
+// CUDA plumbing for every kernel: checked calls, RAII device and pinned host memory, events
+// and library handles, the device value type of each host type, and the Runner timed by events.
 #pragma once
 
 #include <cublas_v2.h>
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cuda/std/complex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impl.hpp"
@@ -121,6 +122,34 @@ template <class T>
 void Buffer<T>::release(void* p) noexcept {
   device_release(p);
 }
+
+// Page-locked host memory of N elements (cudaMallocHost): what an asynchronous copy needs to
+// run asynchronously and at full speed. Move-only; freed on destruction.
+template <class T>
+class Pinned {
+ public:
+  Pinned() = default;
+  explicit Pinned(std::size_t n) : n_(n) {
+    if (n) MM_CUDA(cudaMallocHost(reinterpret_cast<void**>(&p_), n * sizeof(T)));
+  }
+  ~Pinned() {
+    if (p_) cudaFreeHost(p_);
+  }
+  Pinned(Pinned&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  Pinned& operator=(Pinned&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  Pinned(const Pinned&) = delete;
+  Pinned& operator=(const Pinned&) = delete;
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
 
 class Event {
  public:

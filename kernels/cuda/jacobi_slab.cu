@@ -31,22 +31,6 @@ class Stream {
   cudaStream_t s_{};
 };
 
-// Page-locked host memory (an asynchronous copy needs it).
-template <class T>
-class PinnedHost {
- public:
-  explicit PinnedHost(std::size_t n) {
-    if (n) MM_CUDA(cudaMallocHost(reinterpret_cast<void**>(&p_), n * sizeof(T)));
-  }
-  ~PinnedHost() { cudaFreeHost(p_); }
-  PinnedHost(const PinnedHost&) = delete;
-  PinnedHost& operator=(const PinnedHost&) = delete;
-  T* get() const { return p_; }
-
- private:
-  T* p_ = nullptr;
-};
-
 }  // namespace
 
 template <class T>
@@ -140,7 +124,7 @@ struct StencilSlabCuda<T>::Impl {
   cuda::Buffer<double> partials;
   cuda::Buffer<unsigned> counter;
   jacobi_host::PinnedDoubles slots;
-  PinnedHost<T> staging;  // send lower, send upper, receive lower, receive upper
+  cuda::Pinned<T> staging;  // send lower, send upper, receive lower, receive upper
   Stream compute, copy;
   cuda::Event swept, arrived;
   std::map<std::int64_t, stencil::Launch> launches;

@@ -1,12 +1,11 @@
-// The GPU ranks' context inside lib/dist/cuda/: this rank's device, its two streams, pinned
-// host memory, and the transport (NCCL loaded at run time, MPI through Comm).
+// The GPU ranks' context inside lib/dist/cuda/: this rank's device, its two streams and the
+// transport (NCCL loaded at run time, MPI through Comm).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "cuda/cuda_util.cuh"
 #include "dist/comm.hpp"
@@ -50,34 +49,6 @@ inline double seconds_between(const Event& a, const Event& b) {
   MM_CUDA(cudaEventElapsedTime(&ms, a.get(), b.get()));
   return ms * 1e-3;
 }
-
-// Page-locked host memory of N elements (cudaMallocHost): staging that copies run from
-// asynchronously and at full speed.
-template <class T>
-class Pinned {
- public:
-  Pinned() = default;
-  explicit Pinned(std::size_t n) : n_(n) {
-    if (n) MM_CUDA(cudaMallocHost(reinterpret_cast<void**>(&p_), n * sizeof(T)));
-  }
-  ~Pinned() {
-    if (p_) cudaFreeHost(p_);
-  }
-  Pinned(Pinned&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
-  Pinned& operator=(Pinned&& o) noexcept {
-    std::swap(p_, o.p_);
-    std::swap(n_, o.n_);
-    return *this;
-  }
-  Pinned(const Pinned&) = delete;
-  Pinned& operator=(const Pinned&) = delete;
-  T* get() const { return p_; }
-  std::size_t size() const { return n_; }
-
- private:
-  T* p_ = nullptr;
-  std::size_t n_ = 0;
-};
 
 enum class Transport { cuda_aware, host_staged, nccl };
 

@@ -86,8 +86,8 @@ class Spmv final : public GpuSpmv<I, T> {
     }
     exchanges_ = !plan_.send_ranks.empty() || !plan_.recv_ranks.empty();
     if (g_.kind() == Transport::host_staged) {
-      send_host_ = Pinned<T>(send_.size());
-      halo_host_ = Pinned<T>(halo_.size());
+      send_host_ = cuda::Pinned<T>(send_.size());
+      halo_host_ = cuda::Pinned<T>(halo_.size());
     }
   }
 
@@ -201,7 +201,7 @@ class Spmv final : public GpuSpmv<I, T> {
   std::unique_ptr<SpmvCudaDevice<I, T>> offd_;  // the boundary rows' remote columns
   cuda::Buffer<std::int64_t> offd_rows_, send_idx_;
   cuda::Buffer<T> part_, send_, halo_;
-  Pinned<T> send_host_, halo_host_;  // host staging
+  cuda::Pinned<T> send_host_, halo_host_;  // host staging
   Event x_ready_, halo_ready_, diag_done_, halo_in_;
   Requests reqs_;
   bool exchanges_ = false, pending_ = false;

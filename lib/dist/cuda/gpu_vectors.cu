@@ -119,7 +119,7 @@ class VectorOps final : public GpuVectorOps<T> {
     const cudaStream_t s = g_.compute();
     if (sums_.size() < static_cast<std::size_t>(k)) {
       sums_ = cuda::Buffer<T>(static_cast<std::size_t>(k));
-      host_ = Pinned<T>(static_cast<std::size_t>(k));
+      host_ = cuda::Pinned<T>(static_cast<std::size_t>(k));
     }
     for (int j0 = 0; j0 < k; j0 += kBatch) {
       const int m = std::min(kBatch, k - j0);
@@ -186,7 +186,7 @@ class VectorOps final : public GpuVectorOps<T> {
   std::int64_t n_;
   int blocks_;  // of a dot product's first pass
   cuda::Buffer<T> inv_, partials_, sums_;
-  Pinned<T> host_;
+  cuda::Pinned<T> host_;
   Event before_, after_;
   double allreduce_s_ = 0;
 };
