@@ -1,5 +1,6 @@
-// CUDA plumbing for every kernel: checked calls, RAII device and pinned host memory, events
-// and library handles, the device value type of each host type, and the Runner timed by events.
+// CUDA plumbing for every kernel: checked calls, RAII device and pinned host memory, streams,
+// events and library handles, the device value type of each host type, and the Runner timed
+// by events.
 #pragma once
 
 #include <cublas_v2.h>
@@ -149,6 +150,36 @@ class Pinned {
  private:
   T* p_ = nullptr;
   std::size_t n_ = 0;
+};
+
+// A CUDA stream on the current device, destroyed with its owner. FLAGS as
+// cudaStreamCreateWithFlags takes them: cudaStreamDefault orders the stream with the legacy
+// default stream (stream 0), cudaStreamNonBlocking does not. With a Priority, the device's
+// least or greatest stream priority (cudaDeviceGetStreamPriorityRange).
+class Stream {
+ public:
+  enum class Priority { least, greatest };
+  Stream() { MM_CUDA(cudaStreamCreate(&s_)); }  // cudaStreamDefault
+  explicit Stream(unsigned flags) { MM_CUDA(cudaStreamCreateWithFlags(&s_, flags)); }
+  Stream(unsigned flags, Priority p) {
+    int least = 0, greatest = 0;
+    MM_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    MM_CUDA(cudaStreamCreateWithPriority(&s_, flags, p == Priority::greatest ? greatest : least));
+  }
+  ~Stream() {
+    if (s_) cudaStreamDestroy(s_);
+  }
+  Stream(Stream&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }
+  Stream& operator=(Stream&& o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
 };
 
 class Event {

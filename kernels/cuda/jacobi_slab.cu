@@ -17,22 +17,6 @@
 
 namespace mm {
 
-namespace {
-
-class Stream {
- public:
-  Stream() { MM_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(s_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_{};
-};
-
-}  // namespace
-
 template <class T>
 struct StencilSlabCuda<T>::Impl {
   using MarchFn = void (*)(stencil::Room, const T*, T*, T, T, std::int64_t, int, double*, double*,
@@ -125,7 +109,8 @@ struct StencilSlabCuda<T>::Impl {
   cuda::Buffer<unsigned> counter;
   jacobi_host::PinnedDoubles slots;
   cuda::Pinned<T> staging;  // send lower, send upper, receive lower, receive upper
-  Stream compute, copy;
+  // Non-blocking: not ordered with the legacy default stream (hence the set-up's synchronize).
+  cuda::Stream compute{cudaStreamNonBlocking}, copy{cudaStreamNonBlocking};
   cuda::Event swept, arrived;
   std::map<std::int64_t, stencil::Launch> launches;
   int cur = 0;

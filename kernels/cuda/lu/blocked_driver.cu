@@ -34,8 +34,8 @@ template <class T>
 BlockedLu<T>::BlockedLu(Index n, const LuTuning& tuning, int profile)
     : n_(static_cast<int>(n)),
       nb_(static_cast<int>(lu_cuda_nb(n, tuning))),
-      panel_(true),
-      update_(false),
+      panel_(cudaStreamNonBlocking, Stream::Priority::greatest),
+      update_(cudaStreamNonBlocking, Stream::Priority::least),
       ipiv_(static_cast<std::size_t>(n)),
       info_(1),
       pairs_(4 * kMaxPivots),

@@ -63,7 +63,9 @@ class BlockedLu {
   void update(T* a, int j0, int jb, int c0, int c1);
 
   int n_, nb_;
-  host::Stream panel_, update_;  // before the handles: destroyed after them
+  // Non-blocking: no implicit ordering with the legacy default stream, which the runner's
+  // timing events and copies use; the order is stated by fence_.order().
+  Stream panel_, update_;  // before the handles: destroyed after them
   Cublas hp_, hu_;
   host::Fence fence_;
   Buffer<int> ipiv_;

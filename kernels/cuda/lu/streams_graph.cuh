@@ -1,27 +1,10 @@
-// Streams, the fence that orders them and a captured CUDA graph, for cuda-blocked's engine.
+// The fence that orders cuda-blocked's streams (cuda::Stream) and a captured CUDA graph, for its
+// engine.
 #pragma once
 
 #include "cuda/cuda_util.cuh"
 
 namespace mm::cuda::lu::host {
-
-// Non-blocking: no implicit ordering with the legacy default stream, which the runner's
-// timing events and copies use; the order is stated by events (order() below).
-class Stream {
- public:
-  explicit Stream(bool high) {
-    int least = 0, greatest = 0;
-    MM_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    MM_CUDA(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, high ? greatest : least));
-  }
-  ~Stream() { cudaStreamDestroy(s_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_{};
-};
 
 class Fence {
  public:

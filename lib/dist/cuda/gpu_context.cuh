@@ -14,20 +14,6 @@
 
 namespace mm::dist::gpu {
 
-// A CUDA stream, destroyed with its owner. Blocking with respect to the legacy default stream,
-// so that the plain cudaMemcpy of cuda::Buffer orders itself with the queued work.
-class Stream {
- public:
-  Stream() { MM_CUDA(cudaStreamCreate(&s_)); }
-  ~Stream() { cudaStreamDestroy(s_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_{};
-};
-
 // An event for ordering streams and timing on the device (timing on).
 class Event {
  public:
@@ -84,7 +70,9 @@ class Context final : public GpuRanks {
   std::string name_;
   cudaUUID_t uuid_{};
   Transport kind_;
-  Stream compute_, exchange_;
+  // Blocking with respect to the legacy default stream (cudaStreamDefault), so that the plain
+  // cudaMemcpy of cuda::Buffer orders itself with the queued work.
+  cuda::Stream compute_, exchange_;
   std::unique_ptr<Nccl> nccl_;
 };
 
