@@ -182,14 +182,30 @@ class Stream {
   cudaStream_t s_{};
 };
 
+// A CUDA event, destroyed with its owner. FLAGS as cudaEventCreateWithFlags takes them: the
+// default times (elapsed() below); cudaEventDisableTiming only orders, at less cost.
 class Event {
  public:
-  Event() { MM_CUDA(cudaEventCreate(&e_)); }
-  ~Event() { cudaEventDestroy(e_); }
+  Event() { MM_CUDA(cudaEventCreate(&e_)); }  // cudaEventDefault
+  explicit Event(unsigned flags) { MM_CUDA(cudaEventCreateWithFlags(&e_, flags)); }
+  ~Event() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  Event(Event&& o) noexcept : e_(o.e_) { o.e_ = nullptr; }
+  Event& operator=(Event&& o) noexcept {
+    std::swap(e_, o.e_);
+    return *this;
+  }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   cudaEvent_t get() const { return e_; }
-  void record() { MM_CUDA(cudaEventRecord(e_)); }
+  // Records the work enqueued on S so far (stream 0: the legacy default stream).
+  void record(cudaStream_t s = nullptr) { MM_CUDA(cudaEventRecord(e_, s)); }
+  // Work enqueued on AFTER from now on waits for the work enqueued on BEFORE so far.
+  void order(cudaStream_t before, cudaStream_t after) {
+    record(before);
+    MM_CUDA(cudaStreamWaitEvent(after, e_, 0));
+  }
 
  private:
   cudaEvent_t e_{};

@@ -67,7 +67,7 @@ class BlockedLu {
   // timing events and copies use; the order is stated by fence_.order().
   Stream panel_, update_;  // before the handles: destroyed after them
   Cublas hp_, hu_;
-  host::Fence fence_;
+  Event fence_{cudaEventDisableTiming};  // only orders the streams
   Buffer<int> ipiv_;
   Buffer<unsigned long long> info_;
   Buffer<int> pairs_;

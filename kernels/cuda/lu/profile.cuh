@@ -38,9 +38,6 @@ class Profile {
  public:
   enum Kind { leaf, panel_blas, swaps, next, rest, wait, kinds };
   explicit Profile(int level) : level_(level) {}
-  ~Profile() {
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  }
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
   bool on() const { return level_ > 0; }
@@ -104,13 +101,10 @@ class Profile {
     int m, w;
   };
   static constexpr int kBuckets = 8;  // leaves of m <= 1024, 2048, ... rows; the last: any
+  // The next unused event of the pool (timing on), made when the pool has none left.
   cudaEvent_t event() {
-    if (next_ == events_.size()) {
-      cudaEvent_t e{};
-      MM_CUDA(cudaEventCreate(&e));
-      events_.push_back(e);
-    }
-    return events_[next_++];
+    if (next_ == events_.size()) events_.emplace_back();
+    return events_[next_++].get();
   }
   void collect() {
     for (const Span& sp : spans_) {
@@ -158,7 +152,7 @@ class Profile {
   double leaf_ms_[kBuckets] = {};
   long leaf_cols_[kBuckets] = {};
   LeafClockCounts clock_;
-  std::vector<cudaEvent_t> events_;
+  std::vector<Event> events_;  // moved, not remade, as it grows: the spans keep their handles
   std::size_t next_ = 0;
   std::vector<Span> spans_;
 };

@@ -1,26 +1,10 @@
-// The fence that orders cuda-blocked's streams (cuda::Stream) and a captured CUDA graph, for its
-// engine.
+// The legacy stream's name and a captured CUDA graph, for cuda-blocked's engine (its streams
+// and the event ordering them: cuda::Stream and cuda::Event::order, cuda_util.cuh).
 #pragma once
 
 #include "cuda/cuda_util.cuh"
 
 namespace mm::cuda::lu::host {
-
-class Fence {
- public:
-  Fence() { MM_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
-  ~Fence() { cudaEventDestroy(e_); }
-  Fence(const Fence&) = delete;
-  Fence& operator=(const Fence&) = delete;
-  // Work enqueued on AFTER from now on waits for the work enqueued on BEFORE so far.
-  void order(cudaStream_t before, cudaStream_t after) {
-    MM_CUDA(cudaEventRecord(e_, before));
-    MM_CUDA(cudaStreamWaitEvent(after, e_, 0));
-  }
-
- private:
-  cudaEvent_t e_{};
-};
 
 inline constexpr cudaStream_t kLegacy{};  // stream 0: the CudaRunner's events and the copies
 

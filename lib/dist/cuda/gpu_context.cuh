@@ -14,28 +14,6 @@
 
 namespace mm::dist::gpu {
 
-// An event for ordering streams and timing on the device (timing on).
-class Event {
- public:
-  Event() { MM_CUDA(cudaEventCreate(&e_)); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-  void record(cudaStream_t s) { MM_CUDA(cudaEventRecord(e_, s)); }
-
- private:
-  cudaEvent_t e_{};
-};
-
-// Seconds from A to B on the device's clock (waits for B).
-inline double seconds_between(const Event& a, const Event& b) {
-  MM_CUDA(cudaEventSynchronize(b.get()));
-  float ms = 0;
-  MM_CUDA(cudaEventElapsedTime(&ms, a.get(), b.get()));
-  return ms * 1e-3;
-}
-
 enum class Transport { cuda_aware, host_staged, nccl };
 
 class Context final : public GpuRanks {

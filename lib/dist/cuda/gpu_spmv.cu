@@ -97,8 +97,7 @@ class Spmv final : public GpuSpmv<I, T> {
     const cudaStream_t main = g_.compute(), side = g_.exchange();
     if (exchanges_) {
       // Pack on the exchange stream once x is written (by the compute stream's earlier work).
-      x_ready_.record(main);
-      MM_CUDA(cudaStreamWaitEvent(side, x_ready_.get(), 0));
+      x_ready_.order(main, side);
       const auto n = static_cast<std::int64_t>(send_.size());
       if (n) {
         gather_kernel<D><<<blocks_for(n), kThreads, 0, side>>>(
@@ -154,7 +153,7 @@ class Spmv final : public GpuSpmv<I, T> {
   void settle() {
     if (!pending_) return;
     pending_ = false;
-    last_ = seconds_between(diag_done_, halo_in_);
+    last_ = cuda::elapsed(diag_done_, halo_in_);
     total_ += last_;
   }
 
@@ -202,7 +201,7 @@ class Spmv final : public GpuSpmv<I, T> {
   cuda::Buffer<std::int64_t> offd_rows_, send_idx_;
   cuda::Buffer<T> part_, send_, halo_;
   cuda::Pinned<T> send_host_, halo_host_;  // host staging
-  Event x_ready_, halo_ready_, diag_done_, halo_in_;
+  cuda::Event x_ready_, halo_ready_, diag_done_, halo_in_;
   Requests reqs_;
   bool exchanges_ = false, pending_ = false;
   double last_ = 0, total_ = 0;

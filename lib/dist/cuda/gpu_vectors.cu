@@ -145,7 +145,7 @@ class VectorOps final : public GpuVectorOps<T> {
       after_.record(s);
       MM_CUDA(cudaMemcpyAsync(host_.get(), sums_.get(), bytes, cudaMemcpyDeviceToHost, s));
       MM_CUDA(cudaStreamSynchronize(s));
-      allreduce_s_ = seconds_between(before_, after_);
+      allreduce_s_ = cuda::elapsed(before_, after_);
       std::memcpy(static_cast<void*>(out), host_.get(), bytes);
     } else {
       // The K local sums to the host, then one MPI allreduce of them.
@@ -187,7 +187,7 @@ class VectorOps final : public GpuVectorOps<T> {
   int blocks_;  // of a dot product's first pass
   cuda::Buffer<T> inv_, partials_, sums_;
   cuda::Pinned<T> host_;
-  Event before_, after_;
+  cuda::Event before_, after_;
   double allreduce_s_ = 0;
 };
 
