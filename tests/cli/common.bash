@@ -36,6 +36,32 @@ assert d <= float(sys.argv[3]), (sys.argv[2], d)
 PYEOF
 }
 
+# mpi_same_solve NP... -- A b ARGS... [-- RANK_ARGS...]: mmsolve A b ARGS on each NP ranks (with
+# RANK_ARGS, e.g. --partition metis) against one process (--device cpu): the run names its
+# ranks, its iterations are within 2 of one process's and its x within 1000 tol (ARGS' --tol)
+# by close_rel (these systems are well conditioned: cond(A) tol bounds the error of either x).
+mpi_same_solve() {
+  local nps=() args=() rank_args=() tol np want got what
+  while [[ $1 != -- ]]; do nps+=("$1"); shift; done
+  shift
+  while (($#)) && [[ $1 != -- ]]; do args+=("$1"); shift; done
+  if (($#)); then shift; rank_args=("$@"); fi
+  what="${args[*]}${rank_args[*]:+ ${rank_args[*]}}"
+  tol=$(echo "${args[@]}" | sed -n 's/.*--tol \([^ ]*\).*/\1/p')
+  expect_exit 0 mmsolve --device cpu "${args[@]}" -o one.mtx
+  want=$(iters)
+  for np in "${nps[@]}"; do
+    expect_exit 0 mpi_run "$np" mmsolve "${args[@]}" "${rank_args[@]}" -o "x$np.mtx"
+    expect_stderr "\((cpu|ref), $np ranks?\): [0-9]+ iterations"
+    got=$(iters)
+    ((got - want <= 2 && want - got <= 2)) &&
+      pass "$what on $np: $got iterations, one process $want" ||
+      fail "$what on $np: $got iterations, one process $want"
+    close_rel one.mtx "x$np.mtx" "$(awk "BEGIN {print 1000 * $tol}")" && pass "x on $np ranks" ||
+      fail "$what on $np ranks: x differs"
+  done
+}
+
 # convection_diffusion FILE: a nonsymmetric system, the 5-point Laplacian on a 30 x 30 grid with
 # upwind convection (west and south -1.5, east and north -1, diagonal 5).
 convection_diffusion() {
