@@ -1,13 +1,9 @@
-// Hand-written CUDA SpMV: a thread per row (scalar), a warp per row (vector), row blocks
-// balanced by nonzeros and staged through shared memory (adaptive), K lanes a row
-// (vector-k), and merge-path tiles of equal work over row ends and nonzeros (merge).
-#include <algorithm>
-#include <climits>
-#include <stdexcept>
-
+// Hand-written CUDA SpMV, mmspmv's runner: K lanes a row (vector-k) and merge-path tiles of
+// equal work over row ends and nonzeros (merge) here, and spmv_csr.cu's scalar, vector and
+// adaptive kernels through launch_csr.
 #include "cuda/cuda_util.cuh"
+#include "cuda/spmv_csr.cuh"
 #include "cuda/spmv_cuda.hpp"
-#include "cuda/spmv_device.hpp"
 #include "cuda/spmv_loads.cuh"
 #include "cuda/warp.cuh"
 #include "instantiate.hpp"
@@ -17,114 +13,18 @@ namespace mm {
 namespace {
 
 using cuda::dev_t;
+using spmv_csr::grid_for;
+using spmv_csr::kThreads;
 
-// Tuning: threads per block, nonzeros staged per adaptive block, and the rows a block of
-// few long rows hands to a warp each instead of a thread each.
-constexpr int kThreads = 256;
-constexpr int kBlockNnz = 2048;
-constexpr int kWarpRowsMax = kThreads / 32;
-// vector-k: nonzeros a lane loads before it multiplies (loads in flight a lane).
+// Tuning, besides the threads per block (spmv_csr.cuh's kThreads, which vector-k and merge's
+// partition and fix-up take too). vector-k: nonzeros a lane loads before it multiplies (loads
+// in flight a lane).
 constexpr int kVectorUnroll = 4;
 // merge: threads a tile; items (row ends + nonzeros) a thread by default, and the static
 // shared memory a tile may take (its row ends and products, and a carry a thread).
 constexpr int kMergeThreads = 256;
 constexpr int kMergeItems = 4;  // 1.4x faster than 8 on random rows (H100)
 constexpr std::size_t kMergeShared = 48 * 1024;
-
-template <class I, class T>
-__global__ void __launch_bounds__(kThreads)
-    scalar_kernel(std::int64_t rows, const I* __restrict__ ptr, const I* __restrict__ idx,
-                  const T* __restrict__ val, const T* __restrict__ x, const T* __restrict__ y0,
-                  T* __restrict__ y, T alpha, T beta) {
-  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= rows) return;
-  T s{};
-  for (I k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * cuda::ldg(x + idx[k]);
-  y[i] = y0 ? alpha * s + beta * y0[i] : alpha * s;
-}
-
-template <class I, class T>
-__global__ void __launch_bounds__(kThreads)
-    vector_kernel(std::int64_t rows, const I* __restrict__ ptr, const I* __restrict__ idx,
-                  const T* __restrict__ val, const T* __restrict__ x, const T* __restrict__ y0,
-                  T* __restrict__ y, T alpha, T beta) {
-  const std::int64_t i = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
-  const int lane = threadIdx.x % 32;
-  if (i >= rows) return;
-  T s{};
-  for (I k = ptr[i] + lane; k < ptr[i + 1]; k += 32) s += val[k] * cuda::ldg(x + idx[k]);
-  s = cuda::group_sum<32>(s);
-  if (lane == 0) y[i] = y0 ? alpha * s + beta * y0[i] : alpha * s;
-}
-
-// One unit of adaptive work, by kind:
-//  staged: rows [row0, row1) whose nonzeros fit the shared staging buffer;
-//  direct: up to kThreads short rows whose columns lie close together, a thread per row
-//          reading straight from memory (x stays in cache, so staging only costs);
-//  chunk:  part [k0, k1) of one row too long for a block, added atomically.
-enum BlockKind : int { kStaged = 0, kChunk = 1, kDirect = 2 };
-struct RowBlock {
-  std::int64_t row0, row1, k0, k1;
-  int kind;
-};
-// A direct block's rows are at most this long, and its columns span at most this many
-// (64K doubles: 512 KB of x, well inside L2).
-constexpr int kDirectRowMax = 32;
-constexpr std::int64_t kDirectSpan = 1 << 16;
-
-// HINTED: the loads under the L2 mode L2's policies (x kept by default); else plain loads.
-template <bool HINTED, class I, class T>
-__global__ void __launch_bounds__(kThreads)
-    adaptive_kernel(const RowBlock* __restrict__ blocks, const I* __restrict__ ptr,
-                    const I* __restrict__ idx, const T* __restrict__ val, const T* __restrict__ x,
-                    const T* __restrict__ y0, T* __restrict__ y, T alpha, T beta, int l2) {
-  __shared__ T prod[kBlockNnz];
-  const cuda::L2Policy pol = HINTED ? cuda::l2_policy(l2) : cuda::L2Policy{};
-  const auto ld = [&](const auto* p) { return cuda::ld_s<HINTED>(p, pol.stream); };
-  const auto ldx = [&](const T* p) { return cuda::ld_xs<HINTED>(p, pol.x); };
-  const RowBlock b = blocks[blockIdx.x];
-  const int t = threadIdx.x;
-  if (b.kind == kDirect) {  // plain loads: hinted ones measured 0.4-0.7x here (H100)
-    const std::int64_t i = b.row0 + t;
-    if (i < b.row1) {
-      T s{};
-      for (I k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * cuda::ldg(x + idx[k]);
-      y[i] = y0 ? alpha * s + beta * y0[i] : alpha * s;
-    }
-    return;
-  }
-  if (b.kind == kChunk) {  // part of a row too long for one block: partial sums meet in y
-    T s{};
-    for (std::int64_t k = b.k0 + t; k < b.k1; k += kThreads)
-      s += ld(val + k) * ldx(x + ld(idx + k));
-    s = cuda::block_sum<kThreads>(s);
-    if (t == 0) cuda::atomic_add(y + b.row0, alpha * s);
-    return;
-  }
-  // Stage the block's products: coalesced reads of val and idx, one pass.
-  const std::int64_t k0 = ld(ptr + b.row0), n = ld(ptr + b.row1) - k0;
-  for (std::int64_t k = t; k < n; k += kThreads)
-    prod[k] = ld(val + k0 + k) * ldx(x + ld(idx + k0 + k));
-  __syncthreads();
-  const std::int64_t nrows = b.row1 - b.row0;
-  if (nrows <= kWarpRowsMax) {  // few, longer rows: a warp reduces each
-    const int warp = t / 32, lane = t % 32;
-    if (warp < nrows) {
-      const std::int64_t i = b.row0 + warp;
-      T s{};
-      for (std::int64_t k = ptr[i] - k0 + lane; k < ptr[i + 1] - k0; k += 32) s += prod[k];
-      s = cuda::group_sum<32>(s);
-      if (lane == 0) y[i] = y0 ? alpha * s + beta * y0[i] : alpha * s;
-    }
-    return;
-  }
-  for (std::int64_t r = t; r < nrows; r += kThreads) {  // many short rows: a thread each
-    const std::int64_t i = b.row0 + r;
-    T s{};
-    for (std::int64_t k = ptr[i] - k0; k < ptr[i + 1] - k0; ++k) s += prod[k];
-    y[i] = y0 ? alpha * s + beta * y0[i] : alpha * s;
-  }
-}
 
 // ---- vector-k: K lanes a row ----------------------------------------------------------------
 // Rows of about K..4K nonzeros keep every lane busy and a warp's loads contiguous; the matrix
@@ -302,56 +202,6 @@ __global__ void __launch_bounds__(kThreads)
   y[r] += alpha * s;
 }
 
-// y = beta*y0 (or 0) on the rows that chunks will add into.
-template <class T>
-__global__ void init_long_rows(const std::int64_t* __restrict__ rows, std::int64_t n,
-                               const T* __restrict__ y0, T* __restrict__ y, T beta) {
-  const std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (j < n) y[rows[j]] = y0 ? beta * y0[rows[j]] : T{};
-}
-
-// Cuts the rows into blocks: direct where kThreads short rows with nearby columns follow,
-// else staged blocks of at most kBlockNnz nonzeros; a longer row becomes chunks.
-template <class I>
-void plan_blocks(const std::vector<I>& ptr, const std::vector<I>& idx, std::int64_t rows,
-                 std::vector<RowBlock>& blocks, std::vector<std::int64_t>& long_rows) {
-  std::int64_t i = 0;
-  while (i < rows) {
-    const std::int64_t end = std::min<std::int64_t>(i + kThreads, rows);
-    bool direct = true;
-    std::int64_t lo = INT64_MAX, hi = -1;
-    for (std::int64_t r = i; r < end && direct; ++r) {
-      direct = ptr[r + 1] - ptr[r] <= kDirectRowMax;
-      for (std::int64_t k = ptr[r]; k < ptr[r + 1]; ++k) {
-        lo = std::min<std::int64_t>(lo, idx[k]);
-        hi = std::max<std::int64_t>(hi, idx[k]);
-      }
-    }
-    if (direct && hi - lo < kDirectSpan) {
-      blocks.push_back({i, end, 0, 0, kDirect});
-      i = end;
-      continue;
-    }
-    const std::int64_t len = ptr[i + 1] - ptr[i];
-    if (len > kBlockNnz) {
-      long_rows.push_back(i);
-      for (std::int64_t k = ptr[i]; k < ptr[i + 1]; k += 4 * kBlockNnz)
-        blocks.push_back(
-            {i, i + 1, k, std::min<std::int64_t>(k + 4 * kBlockNnz, ptr[i + 1]), kChunk});
-      ++i;
-      continue;
-    }
-    std::int64_t j = i + 1;
-    while (j < rows && ptr[j + 1] - ptr[i] <= kBlockNnz && j - i < kBlockNnz) ++j;
-    blocks.push_back({i, j, 0, 0, kStaged});
-    i = j;
-  }
-}
-
-std::int64_t grid_for(std::int64_t threads) {
-  return (threads + kThreads - 1) / kThreads;
-}
-
 // merge's items a thread: the one asked for (0: kMergeItems), or the most below it whose tile
 // fits the shared memory (complex double with 64-bit indices: 6).
 template <class I, class T>
@@ -360,44 +210,6 @@ int merge_items(int asked) {
   if (want >= 8 && merge_fits<8, I, T>()) return 8;
   if (want >= 6 && merge_fits<6, I, T>()) return 6;
   return 4;
-}
-
-// y = alpha*A*x + beta*y0 by kernel K (scalar, vector or adaptive) on STREAM: the launches
-// every user of these kernels shares (the runner below, SpmvCudaDevice). BLOCKS and LONG_ROWS:
-// the adaptive kernel's plan; L2: its loads' cache hints (cuda::kL2Plain: none).
-template <class I, class D>
-void launch_csr(SpmvCudaKernel k, std::int64_t rows, const I* ptr, const I* idx, const D* val,
-                const D* x, const D* y0, D* y, D alpha, D beta, const RowBlock* blocks,
-                std::size_t n_blocks, const std::int64_t* long_rows, std::size_t n_long, int l2,
-                cudaStream_t stream) {
-  if (rows == 0) return;
-  switch (k) {
-    case SpmvCudaKernel::scalar:
-      scalar_kernel<I, D>
-          <<<grid_for(rows), kThreads, 0, stream>>>(rows, ptr, idx, val, x, y0, y, alpha, beta);
-      MM_CUDA_LAUNCHED("spmv scalar_kernel");
-      break;
-    case SpmvCudaKernel::vector:
-      vector_kernel<I, D><<<grid_for(rows * 32), kThreads, 0, stream>>>(rows, ptr, idx, val, x, y0,
-                                                                        y, alpha, beta);
-      MM_CUDA_LAUNCHED("spmv vector_kernel");
-      break;
-    case SpmvCudaKernel::adaptive:
-      if (n_long) {
-        const auto n = static_cast<std::int64_t>(n_long);
-        init_long_rows<D><<<grid_for(n), kThreads, 0, stream>>>(long_rows, n, y0, y, beta);
-        MM_CUDA_LAUNCHED("spmv init_long_rows");
-      }
-      if (n_blocks) {
-        const auto go =
-            l2 == cuda::kL2Plain ? adaptive_kernel<false, I, D> : adaptive_kernel<true, I, D>;
-        go<<<n_blocks, kThreads, 0, stream>>>(blocks, ptr, idx, val, x, y0, y, alpha, beta, l2);
-        MM_CUDA_LAUNCHED("spmv adaptive_kernel");
-      }
-      break;
-    default:
-      throw std::logic_error("launch_csr: the vector-k and merge kernels run from their runner");
-  }
 }
 
 template <class I, class T>
@@ -415,13 +227,7 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
     if (p_.beta != T{}) y0_ = cuda::Buffer<T>(p_.y0, static_cast<std::size_t>(a.rows));
     y_ = cuda::Buffer<T>(static_cast<std::size_t>(a.rows));
     y_.fill_bytes(0xff);  // poison: every row must be written
-    if (kernel_ == SpmvCudaKernel::adaptive) {
-      std::vector<RowBlock> blocks;
-      std::vector<std::int64_t> long_rows;
-      plan_blocks(a.ptr, a.idx, a.rows, blocks, long_rows);
-      blocks_ = cuda::Buffer<RowBlock>(blocks.data(), blocks.size());
-      long_rows_ = cuda::Buffer<std::int64_t>(long_rows.data(), long_rows.size());
-    }
+    if (kernel_ == SpmvCudaKernel::adaptive) plan_ = spmv_csr::plan_adaptive(a);
     if (kernel_ == SpmvCudaKernel::vector_k || kernel_ == SpmvCudaKernel::merge ||
         kernel_ == SpmvCudaKernel::adaptive) {
       // x kept by default, but not by adaptive: on even rows (its direct blocks) keep-x
@@ -456,9 +262,8 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
         launch_merge(rows, alpha, beta, y0);
         break;
       default:
-        launch_csr<I, D>(kernel_, rows, ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0, y_.dev(),
-                         alpha, beta, blocks_.get(), blocks_.size(), long_rows_.get(),
-                         long_rows_.size(), used_.l2, cudaStream_t{});
+        spmv_csr::launch_csr<I, D>(kernel_, rows, ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0,
+                                   y_.dev(), alpha, beta, plan_, used_.l2, cudaStream_t{});
     }
   }
 
@@ -549,8 +354,7 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
   SpmvTuning tuning_, used_;  // as asked; as resolved and run (the record's tuning)
   cuda::Buffer<I> ptr_, idx_;
   cuda::Buffer<T> val_, x_, y0_, y_;
-  cuda::Buffer<RowBlock> blocks_;
-  cuda::Buffer<std::int64_t> long_rows_;
+  spmv_csr::AdaptivePlan plan_;
   std::int64_t tiles_ = 0;
   cuda::Buffer<std::int64_t> starts_, carry_row_;
   cuda::Buffer<T> carry_val_;
@@ -564,58 +368,9 @@ std::unique_ptr<Runner> make_spmv_cuda(const SpmvProblem<I, T>& p, SpmvCudaKerne
   return std::make_unique<SpmvCudaRunner<I, T>>(p, k, t);
 }
 
-template <class I, class T>
-struct SpmvCudaDevice<I, T>::Impl {
-  SpmvCudaKernel kernel;
-  std::int64_t rows;
-  cuda::Buffer<I> ptr, idx;
-  cuda::Buffer<T> val;
-  cuda::Buffer<RowBlock> blocks;
-  cuda::Buffer<std::int64_t> long_rows;
-};
-
-template <class I, class T>
-SpmvCudaDevice<I, T>::SpmvCudaDevice(const Csr<I, T>& a, SpmvCudaKernel kernel)
-    : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
-  m.kernel = kernel;
-  m.rows = a.rows;
-  m.ptr = cuda::Buffer<I>(a.ptr.data(), a.ptr.size());
-  m.idx = cuda::Buffer<I>(a.idx.data(), a.idx.size());
-  m.val = cuda::Buffer<T>(a.val.data(), a.val.size());
-  if (kernel == SpmvCudaKernel::adaptive) {
-    std::vector<RowBlock> blocks;
-    std::vector<std::int64_t> long_rows;
-    plan_blocks(a.ptr, a.idx, a.rows, blocks, long_rows);
-    m.blocks = cuda::Buffer<RowBlock>(blocks.data(), blocks.size());
-    m.long_rows = cuda::Buffer<std::int64_t>(long_rows.data(), long_rows.size());
-  }
-}
-
-template <class I, class T>
-SpmvCudaDevice<I, T>::~SpmvCudaDevice() = default;
-
-template <class I, class T>
-std::int64_t SpmvCudaDevice<I, T>::rows() const {
-  return impl_->rows;
-}
-
-template <class I, class T>
-void SpmvCudaDevice<I, T>::apply(const T* x, const T* y0, T* y, T alpha, T beta,
-                                 cudaStream_t stream) const {
-  using D = dev_t<T>;
-  const Impl& m = *impl_;
-  launch_csr<I, D>(m.kernel, m.rows, m.ptr.get(), m.idx.get(), m.val.dev(),
-                   reinterpret_cast<const D*>(x),
-                   beta != T{} ? reinterpret_cast<const D*>(y0) : nullptr, reinterpret_cast<D*>(y),
-                   cuda::to_dev(alpha), cuda::to_dev(beta), m.blocks.get(), m.blocks.size(),
-                   m.long_rows.get(), m.long_rows.size(), cuda::kL2Plain, stream);
-}
-
 #define MM_SPMV_CUDA(I, T)                                                                        \
   template std::unique_ptr<Runner> make_spmv_cuda<I, T>(const SpmvProblem<I, T>&, SpmvCudaKernel, \
-                                                        const SpmvTuning&);                       \
-  template class SpmvCudaDevice<I, T>;
+                                                        const SpmvTuning&);
 MM_FOR_INDEX_VALUE_TYPES(MM_SPMV_CUDA)
 
 }  // namespace mm

@@ -1,4 +1,4 @@
-// SpMV by the hand-written kernels of spmv.cu on a CSR matrix kept on the device, for callers
+// SpMV by the hand-written kernels of spmv_csr.cu on a CSR matrix kept on the device, for callers
 // whose vectors stay there too (lib/dist's GPU ranks: a rank's diagonal and off-diagonal
 // blocks): device pointers in, work queued on the caller's stream.
 #pragma once

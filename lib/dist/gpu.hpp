@@ -47,7 +47,7 @@ class GpuRanks {
 // every rank: no GPU (exit 4); NCCL with two ranks on one GPU, or without NCCL (exit 4).
 std::shared_ptr<GpuRanks> open_gpu_ranks(const Comm& comm, CommKind kind);
 
-// The hand-written CUDA SpMV kernels a GPU rank's blocks run (kernels/cuda/spmv.cu).
+// The hand-written CUDA SpMV kernels a GPU rank's blocks run (kernels/cuda/spmv_csr.cu).
 enum class GpuKernel { adaptive, vector, scalar };
 
 // The device side of DistSpmv: the rank's blocks on its GPU, the halo packed there, exchanged
