@@ -6,6 +6,7 @@
 
 #ifdef MM_HAVE_CUDA
 #include "cuda/gemm_cuda.hpp"
+#include "cuda/gemm_sgemm.hpp"
 #endif
 
 namespace mm {
@@ -78,6 +79,20 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
         "128x128 block tile, 8x8 register tile per thread, BK=8, double-buffered shared",
         hand(GemmCudaKernel::regblock)};
     if constexpr (std::is_same_v<T, float>) {
+      auto sgemm = [](SgemmConfig c) -> GemmMake<T> {
+        return [c](const GemmProblem<T>& p) { return make_gemm_sgemm(p, c); };
+      };
+      l.push_back({"cuda-sgemm", Device::cuda,
+                   "FFMA (full FP32), 128x128 block, 32x64 warp tiles of 8x8 a thread, 3-stage "
+                   "cp.async pipeline of k slices of 8 (A transposed on the way in)",
+                   sgemm(SgemmConfig::b128x128k8)});
+      l.push_back({"cuda-sgemm-w64", Device::cuda, "cuda-sgemm with 64x32 warp tiles",
+                   sgemm(SgemmConfig::b128x128w64), ImplKind::experimental});
+      l.push_back({"cuda-sgemm-bk16", Device::cuda, "cuda-sgemm with k slices of 16",
+                   sgemm(SgemmConfig::b128x128k16), ImplKind::experimental});
+      l.push_back({"cuda-sgemm-256", Device::cuda,
+                   "cuda-sgemm with a 128x256 block, 64x64 warp tiles of 8x16 a thread",
+                   sgemm(SgemmConfig::b128x256k8), ImplKind::experimental});
       l.push_back(regblock);
       l.push_back({"cuda-tf32", Device::cuda,
                    "tensor cores, wmma TF32 m16n16k8: inputs ROUNDED TO TF32 (10-bit mantissa), "
