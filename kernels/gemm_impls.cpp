@@ -86,8 +86,11 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
                    "FFMA (full FP32), 128x128 block, 32x64 warp tiles of 8x8 a thread, 3-stage "
                    "cp.async pipeline of k slices of 8 (A transposed on the way in)",
                    sgemm(SgemmConfig::b128x128k8)});
-      l.push_back({"cuda-sgemm-w64", Device::cuda, "cuda-sgemm with 64x32 warp tiles",
-                   sgemm(SgemmConfig::b128x128w64), ImplKind::experimental});
+      l.push_back({"cuda-sgemm-t128", Device::cuda,
+                   "cuda-sgemm with 128 threads of 8x16 (64x64 warp tiles)",
+                   sgemm(SgemmConfig::b128x128t128), ImplKind::experimental});
+      l.push_back({"cuda-sgemm-tk16", Device::cuda, "cuda-sgemm-t128 with k slices of 16",
+                   sgemm(SgemmConfig::b128x128t128k16), ImplKind::experimental});
       l.push_back({"cuda-sgemm-bk16", Device::cuda, "cuda-sgemm with k slices of 16",
                    sgemm(SgemmConfig::b128x128k16), ImplKind::experimental});
       l.push_back({"cuda-sgemm-256", Device::cuda,

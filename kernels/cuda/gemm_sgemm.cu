@@ -47,11 +47,14 @@ __device__ __forceinline__ void cp_async_wait() {
 // warp read 4*LANES_M (4*LANES_N) contiguous floats of a k row, each address shared by the
 // lanes of one row (column) of the lane grid: broadcasts, no bank conflicts.
 //
-// Shared layout per stage: A transposed, [BK][BM + 4], then B as it is, [BK][BN]. A's copies
-// are single floats: copy e of the block takes row (e / 8) % BM and k (e / 8 / BM) * 8 + e % 8,
-// so a warp reads 4 rows x 8 consecutive k (whole 32-byte sectors) and, with the row length
-// = 4 (mod 32 banks), writes 32 different banks (4 * k + row). B's copies are 16 bytes along
-// its rows when N is a multiple of 4 (VEC), single floats otherwise.
+// Shared layout per stage: A transposed, [BK][BM + 4], then B as it is, [BK][BN]. Each thread
+// copies from one row of A's tile (TPA = 1 or 2 threads a row) and one row of B's (TPB threads
+// a row): its sources are one pointer plus offsets fixed at compile time. A's copies are single
+// floats (so A is transposed on the way): thread t's copy j takes k = 4 (t % TPA) + a_k(j), so
+// a warp's copy j covers 32 / TPA consecutive tile rows at k 4 apart between the threads of a
+// row; with the row length = 4 (mod 32 banks) it writes 32 different banks. A warp's FA copies
+// read the same 32-byte sectors of its rows (L1 serves the repeats: .ca). B's copies are 16
+// bytes along its rows when N is a multiple of 4 (VEC), single floats otherwise.
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int LANES_M_, int TM_, int TN_,
           int STAGES_, int BLOCKS_PER_SM_>
 struct SgemmShape {
@@ -63,13 +66,17 @@ struct SgemmShape {
   static constexpr int LDA = BM + 4, LDB = BN;
   static constexpr int STAGE = BK * (LDA + LDB);  // floats
   static constexpr std::size_t BYTES = std::size_t{STAGES} * STAGE * sizeof(float);
-  static constexpr int A_COPIES = BM * BK / THREADS;  // single floats of A a thread a slice
-  static constexpr int B_VECS = BK * BN / 4 / THREADS, B_COPIES = BK * BN / THREADS;
+  static constexpr int TPA = THREADS / BM, FA = BK / TPA;      // threads a row of A, floats each
+  static constexpr int TPB = THREADS / BK, VB = BN / 4 / TPB;  // threads a row of B, vectors each
+  static constexpr int B_COPIES = BK * BN / THREADS;           // single floats of B (not VEC)
+  __host__ __device__ static constexpr int a_k(int j) { return j % 4 + j / 4 * 4 * TPA; }
+  __host__ __device__ static constexpr int b_c(int v) { return v * 4 * TPB; }
   static_assert(32 % LANES_M == 0 && TM % 4 == 0 && TN % 4 == 0);
   static_assert(BM == WARPS_M * WM && BN == WARPS_N * WN, "warps cover the block tile");
-  static_assert(BK % 8 == 0 && LDA % 32 == 4, "A's transposing copies free of bank conflicts");
-  static_assert(BM * BK % THREADS == 0 && BK * BN % (4 * THREADS) == 0, "whole copies a thread");
-  static_assert(BM % (THREADS / 8) == 0, "a thread's A copies: one row offset, k offsets of 8");
+  static_assert(THREADS % BM == 0 && (TPA == 1 || TPA == 2) && BK % (4 * TPA) == 0 && LDA % 32 == 4,
+                "A's transposing copies: whole rows, free of bank conflicts");
+  static_assert(THREADS % BK == 0 && BN / 4 % TPB == 0 && BK * BN % THREADS == 0,
+                "B's copies: whole rows of vectors");
   static_assert(STAGES >= 2);
 };
 
@@ -95,62 +102,52 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
   const Index in = blockIdx.x % per_group;
   const Index bm = (first + in % rows_here) * S::BM, bn = in / rows_here * S::BN;
 
-  // One k slice of A and of B into stage BUF. This thread's A copies share row tid / 8 plus
-  // a multiple of THREADS / 8 and k tid % 8 plus a multiple of 8 (see SgemmShape). A slice
-  // wholly inside the matrices (all but the edges) takes the copies without bounds tests.
-  const Index a_row = bm + tid / 8;
-  const int a_k = tid % 8;
-  const bool tile_in = bm + S::BM <= m && bn + S::BN <= n;
-  const auto load_stage = [&](int buf, Index k0) {
-    float* as = smem + buf * S::STAGE;
-    float* bs = as + S::BK * S::LDA;
-    constexpr int R = S::THREADS / 8;
-    if (tile_in && k0 + S::BK <= k) {
+  // One k slice of A and of B into stage BUF (the mapping: see SgemmShape). Slices are copied
+  // in order: a_src and b_src point at this thread's first float of A and vector of B of the
+  // next slice, its other copies at offsets fixed at compile time. Slices below `fast` (N a
+  // multiple of 4, the tile and the slice wholly inside the matrices: all but the edges) take
+  // the copies without bounds tests.
+  const int a_r = tid / S::TPA, a_k = tid % S::TPA * 4, b_r = tid / S::TPB, b_c = tid % S::TPB * 4;
+  const int fast = VEC && bm + S::BM <= m && bn + S::BN <= n ? static_cast<int>(k / S::BK) : 0;
+  const float* a_src = a + (bm + a_r) * k + a_k;  // dereferenced only inside the matrix
+  const float* b_src = b + b_r * n + bn + b_c;
+  const auto load_stage = [&](int buf, int slice) {
+    float* as = smem + buf * S::STAGE + a_k * S::LDA + a_r;
+    float* bs = smem + buf * S::STAGE + S::BK * S::LDA + b_r * S::LDB + b_c;
+    if (slice < fast) {
 #pragma unroll
-      for (int j = 0; j < S::A_COPIES; ++j) {
-        const int dr = j * R % S::BM, dk = j * R / S::BM * 8;  // compile-time after unrolling
-        cp_async<4>(as + (a_k + dk) * S::LDA + tid / 8 + dr, a + (a_row + dr) * k + k0 + a_k + dk,
-                    4);
+      for (int j = 0; j < S::FA; ++j) cp_async<4>(as + S::a_k(j) * S::LDA, a_src + S::a_k(j), 4);
+#pragma unroll
+      for (int v = 0; v < S::VB; ++v) cp_async<16>(bs + S::b_c(v), b_src + S::b_c(v), 16);
+    } else {
+      const Index k0 = Index{slice} * S::BK, ar = bm + a_r;
+#pragma unroll
+      for (int j = 0; j < S::FA; ++j) {
+        const Index kk = k0 + a_k + S::a_k(j);
+        const bool ok = ar < m && kk < k;
+        cp_async<4>(as + S::a_k(j) * S::LDA, ok ? a + ar * k + kk : a, ok ? 4 : 0);
       }
       if constexpr (VEC) {
+        const Index br = k0 + b_r;
 #pragma unroll
-        for (int j = 0; j < S::B_VECS; ++j) {
-          const int e = j * S::THREADS + tid, r = e / (S::BN / 4), col = e % (S::BN / 4) * 4;
-          cp_async<16>(bs + r * S::LDB + col, b + (k0 + r) * n + bn + col, 16);
+        for (int v = 0; v < S::VB; ++v) {
+          const Index col = bn + b_c + S::b_c(v);
+          const bool ok = br < k && col < n;  // N % 4 == 0: the whole vector is in or out
+          cp_async<16>(bs + S::b_c(v), ok ? b + br * n + col : b, ok ? 16 : 0);
         }
-      } else {
+      } else {  // single floats, the block's copy e at row e / BN, column e % BN
+        float* bs0 = smem + buf * S::STAGE + S::BK * S::LDA;
 #pragma unroll
         for (int j = 0; j < S::B_COPIES; ++j) {
-          const int e = j * S::THREADS + tid, r = e / S::BN, col = e % S::BN;
-          cp_async<4>(bs + r * S::LDB + col, b + (k0 + r) * n + bn + col, 4);
+          const int e = j * S::THREADS + tid, r = e / S::BN, c = e % S::BN;
+          const Index br = k0 + r, col = bn + c;
+          const bool ok = br < k && col < n;
+          cp_async<4>(bs0 + r * S::LDB + c, ok ? b + br * n + col : b, ok ? 4 : 0);
         }
       }
-      return;
     }
-#pragma unroll
-    for (int j = 0; j < S::A_COPIES; ++j) {
-      const int dr = j * R % S::BM, dk = j * R / S::BM * 8;
-      const Index gr = a_row + dr, gc = k0 + a_k + dk;
-      const bool ok = gr < m && gc < k;
-      cp_async<4>(as + (a_k + dk) * S::LDA + tid / 8 + dr, ok ? a + gr * k + gc : a, ok ? 4 : 0);
-    }
-    if constexpr (VEC) {
-#pragma unroll
-      for (int j = 0; j < S::B_VECS; ++j) {
-        const int e = j * S::THREADS + tid, r = e / (S::BN / 4), col = e % (S::BN / 4) * 4;
-        const Index gr = k0 + r, gc = bn + col;
-        const bool ok = gr < k && gc < n;  // N % 4 == 0: the whole vector is in or out
-        cp_async<16>(bs + r * S::LDB + col, ok ? b + gr * n + gc : b, ok ? 16 : 0);
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < S::B_COPIES; ++j) {
-        const int e = j * S::THREADS + tid, r = e / S::BN, col = e % S::BN;
-        const Index gr = k0 + r, gc = bn + col;
-        const bool ok = gr < k && gc < n;
-        cp_async<4>(bs + r * S::LDB + col, ok ? b + gr * n + gc : b, ok ? 4 : 0);
-      }
-    }
+    a_src += S::BK;
+    b_src += S::BK * n;
   };
 
   // This lane's fragments of k row Q of a stage: TM values of A^T, TN of B, 16 bytes a load.
@@ -176,10 +173,10 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
 #pragma unroll
     for (int j = 0; j < S::TN; ++j) acc[i][j] = 0.f;
 
-  const Index ktiles = (k + S::BK - 1) / S::BK;
+  const int ktiles = static_cast<int>((k + S::BK - 1) / S::BK);  // launch_shape: < INT_MAX
 #pragma unroll
   for (int s = 0; s < S::STAGES - 1; ++s) {
-    if (s < ktiles) load_stage(s, s * Index{S::BK});
+    if (s < ktiles) load_stage(s, s);
     cp_async_commit();  // empty groups too: the count in the waits below stays uniform
   }
   cp_async_wait<S::STAGES - 2>();
@@ -195,7 +192,7 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
   int rs = 0, ws = S::STAGES - 1;
   const float* rd = smem;
   load_frags(fa[0], fb[0], rd, 0);
-  for (Index kt = 0; kt < ktiles; ++kt) {
+  for (int kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
     for (int q = 0; q < S::BK; ++q) {
       if (q == S::BK - 1) {
@@ -206,7 +203,7 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
       }
       load_frags(fa[(q + 1) % 2], fb[(q + 1) % 2], rd, (q + 1) % S::BK);
       if (q == 0) {
-        if (kt + S::STAGES - 1 < ktiles) load_stage(ws, (kt + S::STAGES - 1) * S::BK);
+        if (kt + S::STAGES - 1 < ktiles) load_stage(ws, kt + S::STAGES - 1);
         cp_async_commit();
         ws = ws + 1 == S::STAGES ? 0 : ws + 1;
       }
@@ -245,8 +242,10 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
 // 128x128 block, 8 warps of 32x64 (4x8 lanes of 8x8), slices of 8 in 3 stages (25 KB of
 // shared memory), at most 128 registers so that two blocks share a multiprocessor.
 using Shape128K8 = SgemmShape<128, 128, 8, 4, 2, 4, 8, 8, 3, 2>;
-// The same with 8 warps of 64x32 (8x4 lanes of 8x8).
-using Shape128W64 = SgemmShape<128, 128, 8, 2, 4, 8, 8, 8, 3, 2>;
+// 128x128 block of 4 warps of 64x64 (8x4 lanes of 8x16), two blocks a multiprocessor.
+using Shape128T128 = SgemmShape<128, 128, 8, 2, 2, 8, 8, 16, 3, 2>;
+// The same with slices of 16.
+using Shape128T128K16 = SgemmShape<128, 128, 16, 2, 2, 8, 8, 16, 3, 2>;
 // The same with slices of 16 (half the barriers; 50 KB a block).
 using Shape128K16 = SgemmShape<128, 128, 16, 4, 2, 4, 8, 8, 3, 2>;
 // 128x256 block, 8 warps of 64x64 (8x4 lanes of 8x16: 6 loads per 128 FFMAs instead of 4 per
@@ -259,6 +258,8 @@ void launch_shape(Index m, Index n, Index k, const float* a, const float* b, flo
   const Index tiles = ((m + S::BM - 1) / S::BM) * ((n + S::BN - 1) / S::BN);
   if (tiles > INT_MAX)
     throw DeviceError("gemm: " + std::to_string(tiles) + " blocks exceed the grid");
+  if ((k + S::BK - 1) / S::BK > INT_MAX)  // the kernel counts k slices in int
+    throw DeviceError("gemm: k = " + std::to_string(k) + " is too long");
   const auto grid = static_cast<unsigned>(tiles);
   if (n % 4 == 0)
     sgemm_kernel<S, true><<<grid, S::THREADS, S::BYTES>>>(m, n, k, a, b, c, alpha);
@@ -294,8 +295,11 @@ class SgemmRunner final : public cuda::CudaRunner {
       case SgemmConfig::b128x128k8:
         prepare_shape<Shape128K8>();
         break;
-      case SgemmConfig::b128x128w64:
-        prepare_shape<Shape128W64>();
+      case SgemmConfig::b128x128t128:
+        prepare_shape<Shape128T128>();
+        break;
+      case SgemmConfig::b128x128t128k16:
+        prepare_shape<Shape128T128K16>();
         break;
       case SgemmConfig::b128x128k16:
         prepare_shape<Shape128K16>();
@@ -318,8 +322,11 @@ class SgemmRunner final : public cuda::CudaRunner {
       case SgemmConfig::b128x128k8:
         launch_shape<Shape128K8>(m, n, k, a, b, c, p_.alpha);
         break;
-      case SgemmConfig::b128x128w64:
-        launch_shape<Shape128W64>(m, n, k, a, b, c, p_.alpha);
+      case SgemmConfig::b128x128t128:
+        launch_shape<Shape128T128>(m, n, k, a, b, c, p_.alpha);
+        break;
+      case SgemmConfig::b128x128t128k16:
+        launch_shape<Shape128T128K16>(m, n, k, a, b, c, p_.alpha);
         break;
       case SgemmConfig::b128x128k16:
         launch_shape<Shape128K16>(m, n, k, a, b, c, p_.alpha);
