@@ -93,6 +93,8 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
                    sgemm(SgemmConfig::b128x128t128k16), ImplKind::experimental});
       l.push_back({"cuda-sgemm-bk16", Device::cuda, "cuda-sgemm with k slices of 16",
                    sgemm(SgemmConfig::b128x128k16), ImplKind::experimental});
+      l.push_back({"cuda-sgemm-s4", Device::cuda, "cuda-sgemm with 4 stages",
+                   sgemm(SgemmConfig::b128x128s4), ImplKind::experimental});
       l.push_back({"cuda-sgemm-256", Device::cuda,
                    "cuda-sgemm with a 128x256 block, 64x64 warp tiles of 8x16 a thread",
                    sgemm(SgemmConfig::b128x256k8), ImplKind::experimental});
