@@ -38,4 +38,4 @@ if [[ -f $here/gemm_sgemm.o ]] && command -v cuobjdump > /dev/null; then
 fi
 for n in $SIZES; do grep -E '^\| single' "$out/bench_$n.md"; done
 # The device tool fetches few files: everything in one archive beside the tables.
-tar -cJf "$out/all.tar.xz" -C "$out" --exclude all.tar.xz .
+tar -cJf /tmp/sgemm-all.tar.xz -C "$out" . && mv /tmp/sgemm-all.tar.xz "$out/all.tar.xz"
