@@ -20,10 +20,13 @@ for t in test_gemm; do
   timeout 300 "$here/bin/$t" --gtest_brief=1 > "$out/$t.log" 2>&1
   echo "$t: exit $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ')"
 done
-for n in $SIZES; do
+i=0
+for n in $SIZES; do  # a size may come twice (run to run spread): each run its own files
+  i=$((i + 1))
   # shellcheck disable=SC2086
   timeout 200 "$here/bin/gemm_bench" --device cuda --precision single --n "$n" --slow-n 0 \
-    --single-impls $IMPLS --markdown "$out/bench_$n.md" > "$out/bench_$n.jsonl" 2> "$out/bench_$n.err"
+    --single-impls $IMPLS --markdown "$out/bench_${i}_$n.md" > "$out/bench_${i}_$n.jsonl" \
+    2> "$out/bench_${i}_$n.err"
   echo "gemm_bench n=$n: exit $?"
 done
 if [[ -f $here/gemm_sgemm.o ]] && command -v cuobjdump > /dev/null; then
@@ -36,6 +39,6 @@ if [[ -f $here/gemm_sgemm.o ]] && command -v cuobjdump > /dev/null; then
     grep -E " (FFMA|LDS|LDGSTS|LDL|STL|BAR|STG|IMAD|IADD3|ISETP|SEL|LEA)[. ]" | sort > "$out/sass_counts.txt"
   xz -9 "$out/sgemm.sass"
 fi
-for n in $SIZES; do grep -E '^\| single' "$out/bench_$n.md"; done
+for f in "$out"/bench_*.md; do grep -E '^\| single' "$f"; done
 # The device tool fetches few files: everything in one archive beside the tables.
 tar -cJf /tmp/sgemm-all.tar.xz -C "$out" . && mv /tmp/sgemm-all.tar.xz "$out/all.tar.xz"
