@@ -91,6 +91,8 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
                    sgemm(SgemmConfig::b128x256k8)});
       l.push_back({"cuda-sgemm-bk16", Device::cuda, "cuda-sgemm with k slices of 16",
                    sgemm(SgemmConfig::b128x256k16), ImplKind::experimental});
+      l.push_back({"cuda-sgemm-bk32", Device::cuda, "cuda-sgemm with k slices of 32",
+                   sgemm(SgemmConfig::b128x256k32), ImplKind::experimental});
       l.push_back({"cuda-sgemm-128", Device::cuda,
                    "cuda-sgemm with a 128x128 block of 8x8 a thread, k slices of 16, two blocks a "
                    "multiprocessor (0.89 / 0.90; more blocks for small products)",

@@ -271,6 +271,8 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
 // 128x256 block, 8 warps of 64x64 (8x4 lanes of 8x16), k slices of 16 in 3 stages (74 KB of
 // shared memory), one block a multiprocessor with up to 255 registers.
 using Shape256K16 = SgemmShape<128, 256, 16, 2, 4, 8, 8, 16, 3, 1>;
+// The same with slices of 32 (149 KB).
+using Shape256K32 = SgemmShape<128, 256, 32, 2, 4, 8, 8, 16, 3, 1>;
 // The same with slices of 8 (37 KB).
 using Shape256K8 = SgemmShape<128, 256, 8, 2, 4, 8, 8, 16, 3, 1>;
 // 128x128 block, 8 warps of 32x64 (4x8 lanes of 8x8), slices of 16 (50 KB), at most 128
@@ -320,6 +322,9 @@ class SgemmRunner final : public cuda::CudaRunner {
       case SgemmConfig::b128x256k16:
         prepare_shape<Shape256K16>();
         break;
+      case SgemmConfig::b128x256k32:
+        prepare_shape<Shape256K32>();
+        break;
       case SgemmConfig::b128x256k8:
         prepare_shape<Shape256K8>();
         break;
@@ -340,6 +345,9 @@ class SgemmRunner final : public cuda::CudaRunner {
     switch (cfg_) {
       case SgemmConfig::b128x256k16:
         launch_shape<Shape256K16>(m, n, k, a, b, c, p_.alpha);
+        break;
+      case SgemmConfig::b128x256k32:
+        launch_shape<Shape256K32>(m, n, k, a, b, c, p_.alpha);
         break;
       case SgemmConfig::b128x256k8:
         launch_shape<Shape256K8>(m, n, k, a, b, c, p_.alpha);

@@ -109,7 +109,11 @@ std::vector<Dims> gpu_dims() {
                                          // More than 8 rows of 128-row tiles: the FP64
                                          // kernel's groups of 8 tile rows, the last partial.
                                          {1100, 200, 36},
-                                         {2050, 70, 17}})
+                                         {2050, 70, 17},
+                                         // cuda-sgemm's 128x256 tiles: all inside (the path
+                                         // without bounds tests), then inside and edge ones.
+                                         {256, 512, 96},
+                                         {300, 520, 64}})
     d.push_back(x);
   return d;
 }
