@@ -261,20 +261,20 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
 
 // ---- the configurations and the Runner ------------------------------------------------------
 //
-// Measured on an H100 (x cuBLAS SGEMM at n = 4096 / 8192, same run): per k slice the loop
-// issues the FFMAs plus 6 (8x16 a thread) or 4 (8x8) 16-byte shared loads a k row, the copies
-// and the bookkeeping, and the rate followed that FFMA share (SASS: 91% for 128x256 k8, 85% for
-// 128x128 k8). 128x128 with 256 threads of 8x8 (two blocks a multiprocessor, 128 registers):
-// 0.87 / 0.87 with slices of 8 (0.87 with 4 stages), 0.89 / 0.90 with 16; with 128 threads of
-// 8x16: 0.83 / 0.83, 0.88 / 0.90; 128x256 with slices of 8: 0.91 / 0.91.
+// Measured on an H100 (x cuBLAS SGEMM at n = 4096 / 8192, same run; bench/results/
+// sgemm_h100_2026-11-25_e1119e3.md): the loop issues per k slice the FFMAs, 6 (8x16 a thread)
+// or 4 (8x8) 16-byte shared loads a k row, the copies and the bookkeeping, and the rate
+// followed the FFMA share of those instructions (SASS of the interior loop): 128x256 with k
+// slices of 8 / 16 / 32: 91 / 93 / 94% of the instructions, 0.91-0.92 / 0.93 / 0.94-0.95x;
+// 128x128 of 8x8 with slices of 16: 89%, 0.89 / 0.90 (slices of 8: 85%, 0.87; 4 stages: the
+// same); 128x128 with 128 threads of 8x16: 0.83, with slices of 16 0.88 / 0.90. Slices of 32
+// lose at n = 2048 (0.88 against 0.95 for 16: 128 blocks, one wave, a longer pipeline fill).
 
 // 128x256 block, 8 warps of 64x64 (8x4 lanes of 8x16), k slices of 16 in 3 stages (74 KB of
 // shared memory), one block a multiprocessor with up to 255 registers.
 using Shape256K16 = SgemmShape<128, 256, 16, 2, 4, 8, 8, 16, 3, 1>;
 // The same with slices of 32 (149 KB).
 using Shape256K32 = SgemmShape<128, 256, 32, 2, 4, 8, 8, 16, 3, 1>;
-// The same with slices of 8 (37 KB).
-using Shape256K8 = SgemmShape<128, 256, 8, 2, 4, 8, 8, 16, 3, 1>;
 // 128x128 block, 8 warps of 32x64 (4x8 lanes of 8x8), slices of 16 (50 KB), at most 128
 // registers so that two blocks share a multiprocessor: more blocks for small products.
 using Shape128K16 = SgemmShape<128, 128, 16, 4, 2, 4, 8, 8, 3, 2>;
@@ -325,9 +325,6 @@ class SgemmRunner final : public cuda::CudaRunner {
       case SgemmConfig::b128x256k32:
         prepare_shape<Shape256K32>();
         break;
-      case SgemmConfig::b128x256k8:
-        prepare_shape<Shape256K8>();
-        break;
       case SgemmConfig::b128x128k16:
         prepare_shape<Shape128K16>();
         break;
@@ -348,9 +345,6 @@ class SgemmRunner final : public cuda::CudaRunner {
         break;
       case SgemmConfig::b128x256k32:
         launch_shape<Shape256K32>(m, n, k, a, b, c, p_.alpha);
-        break;
-      case SgemmConfig::b128x256k8:
-        launch_shape<Shape256K8>(m, n, k, a, b, c, p_.alpha);
         break;
       case SgemmConfig::b128x128k16:
         launch_shape<Shape128K16>(m, n, k, a, b, c, p_.alpha);
