@@ -239,7 +239,7 @@ int main(int argc, char** argv) {
   std::int64_t n = 2048, ref_n = 512, slow_n = 4096;
   int warmup = 1, repeat = 5, threads = 0;
   std::string md, device = "cpu";
-  std::vector<std::string> precisions{"double", "single"}, double_impls;
+  std::vector<std::string> precisions{"double", "single"}, double_impls, single_impls;
   po::options_description opts("gemm_bench options");
   opts.add_options()("help,h", "this help")(
       "device", po::value(&device)->default_value(device),
@@ -256,7 +256,9 @@ int main(int argc, char** argv) {
       "precision", po::value(&precisions)->multitoken(), "double and/or single")(
       "double-impls", po::value(&double_impls)->multitoken(),
       "cuda: the double implementations of the main run (cublas is always measured first)")(
-      "markdown", po::value(&md), "also write the table as Markdown to this path");
+      "single-impls", po::value(&single_impls)->multitoken(),
+      "cuda: the single implementations of the main run (cublas first; a -tf32 kernel after "
+      "cublas-tf32)")("markdown", po::value(&md), "also write the table as Markdown to this path");
   po::variables_map vm;
   if (!mm::bench::parse_options(argc, argv, opts, vm, "gemm_bench")) return 2;
   if (vm.count("help")) {
@@ -288,18 +290,24 @@ int main(int argc, char** argv) {
     // after its vendor peer.
     const std::vector<std::string> dslow{"cublas",       "cuda-regblock", "cuda-dmma",
                                          "cuda-tiled32", "cuda-tiled16",  "cuda-naive"};
-    const std::vector<std::string> sslow{"cublas",    "cublas-tf32",  "cuda-regblock",
-                                         "cuda-tf32", "cuda-tiled32", "cuda-tiled16",
-                                         "cuda-naive"};
+    // Single: the FP32 SIMT kernels after cuBLAS SGEMM (cuda-sgemm, cuda-regblock), the TF32
+    // ones after cublas-tf32 (cuda-tf32 and its experimental shapes).
+    std::vector<std::string> simpls{"cublas",    "cuda-sgemm",     "cuda-regblock", "cublas-tf32",
+                                    "cuda-tf32", "cuda-n128-tf32", "cuda-wmma-tf32"};
+    if (!single_impls.empty()) {
+      simpls = {"cublas"};
+      for (const auto& i : single_impls)
+        if (i != "cublas") simpls.push_back(i);
+    }
+    const std::vector<std::string> sslow{"cublas",        "cublas-tf32", "cuda-sgemm",
+                                         "cuda-regblock", "cuda-tf32",   "cuda-tiled32",
+                                         "cuda-tiled16",  "cuda-naive"};
     for (const auto& p : precisions) {
       if (p == "double") {
         run_cuda_size<double>(p, n, dimpls, warmup, repeat, copy, rows);
         if (slow_n > 0) run_cuda_size<double>(p, slow_n, dslow, warmup, repeat, copy, rows);
       } else {
-        run_cuda_size<float>(p, n,
-                             {"cublas", "cublas-tf32", "cuda-regblock", "cuda-tf32",
-                              "cuda-n128-tf32", "cuda-wmma-tf32"},
-                             warmup, repeat, copy, rows);
+        run_cuda_size<float>(p, n, simpls, warmup, repeat, copy, rows);
         if (slow_n > 0) run_cuda_size<float>(p, slow_n, sslow, warmup, repeat, copy, rows);
       }
     }
@@ -309,8 +317,8 @@ int main(int argc, char** argv) {
       << " warm-up\n\n"
       << markdown(rows, copy, "vendor (cublas; -tf32 rows: cublas-tf32)") << std::fixed
       << std::setprecision(3) << "\nAims at n = " << n
-      << ": cuda-regblock / cublas (FP32 SIMT vs FP32) = "
-      << seconds_of(rows, "single", n, "cublas") / seconds_of(rows, "single", n, "cuda-regblock")
+      << ": cuda-sgemm / cublas (FP32 SIMT vs FP32) = "
+      << seconds_of(rows, "single", n, "cublas") / seconds_of(rows, "single", n, "cuda-sgemm")
       << " (aim 0.9); cuda-tf32 / cublas-tf32 (both TF32) = "
       << seconds_of(rows, "single", n, "cublas-tf32") / seconds_of(rows, "single", n, "cuda-tf32")
       << "; double cuda-dmma / cublas (DMMA vs DGEMM) = "

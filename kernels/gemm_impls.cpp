@@ -6,6 +6,7 @@
 
 #ifdef MM_HAVE_CUDA
 #include "cuda/gemm_cuda.hpp"
+#include "cuda/gemm_sgemm.hpp"
 #endif
 
 namespace mm {
@@ -78,7 +79,27 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
         "128x128 block tile, 8x8 register tile per thread, BK=8, double-buffered shared",
         hand(GemmCudaKernel::regblock)};
     if constexpr (std::is_same_v<T, float>) {
-      l.push_back(regblock);
+      // Full FP32 on the CUDA cores, measured on an H100 (x cuBLAS SGEMM at n = 4096 / 8192):
+      // cuda-sgemm 0.93 / 0.93 (0.95 at 2048); with k slices of 32 0.94 / 0.95 but 0.88 at 2048
+      // (experimental); the 128x128 shape 0.89 / 0.90, ahead on small products (0.54 against
+      // 0.34 at n = 1000: twice the blocks); the register-staged cuda-regblock 0.83 / 0.84
+      // (experimental here, the step before the cp.async pipeline; for double it stays).
+      auto sgemm = [](SgemmConfig c) -> GemmMake<T> {
+        return [c](const GemmProblem<T>& p) { return make_gemm_sgemm(p, c); };
+      };
+      l.push_back({"cuda-sgemm", Device::cuda,
+                   "FFMA (full FP32), 128x256 block, 64x64 warp tiles of 8x16 a thread, 3-stage "
+                   "cp.async pipeline of k slices of 16 (A transposed on the way in)",
+                   sgemm(SgemmConfig::b128x256k16)});
+      l.push_back({"cuda-sgemm-bk32", Device::cuda, "cuda-sgemm with k slices of 32",
+                   sgemm(SgemmConfig::b128x256k32), ImplKind::experimental});
+      l.push_back({"cuda-sgemm-128", Device::cuda,
+                   "cuda-sgemm with a 128x128 block of 8x8 a thread, two blocks a multiprocessor",
+                   sgemm(SgemmConfig::b128x128k16), ImplKind::experimental});
+      Impl<GemmMake<T>> regblock_float = regblock;
+      regblock_float.kind = ImplKind::experimental;
+      regblock_float.description += " (0.84x cuBLAS SGEMM on the H100; see cuda-sgemm)";
+      l.push_back(regblock_float);
       // TF32 (inputs ROUNDED TO TF32, 10-bit mantissa; FP32 sums), peer cublas-tf32.
       auto wgmma = [](WgmmaTile t) -> GemmMake<T> {
         return [t](const GemmProblem<T>& p) { return make_gemm_tf32_wgmma(p, t); };

@@ -115,7 +115,11 @@ std::vector<Dims> gpu_dims() {
                                          // (padded copy of A), odd and even n past a tile.
                                          {300, 520, 129},
                                          {130, 513, 72},
-                                         {257, 260, 300}})
+                                         {257, 260, 300},
+                                         // cuda-sgemm's 128x256 tiles: all inside (the path
+                                         // without bounds tests), then inside and edge ones.
+                                         {256, 512, 96},
+                                         {300, 520, 64}})
     d.push_back(x);
   return d;
 }
