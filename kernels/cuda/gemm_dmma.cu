@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.cuh"
 #include "cuda/gemm_cuda.hpp"
 
@@ -55,29 +56,9 @@ __device__ __forceinline__ void dmma(double (&c)[Dmma<MM, MK>::C],
   }
 }
 
-// ---- asynchronous copies into shared memory -------------------------------------------------
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// BYTES (16 or 8) from global to shared; only SRC_BYTES of them read, the rest zero-filled
-// (0: the destination is zeroed and nothing is read, for the tile parts outside the matrix).
-template <int BYTES>
-__device__ __forceinline__ void cp_async(void* dst, const void* src, int src_bytes) {
-  if constexpr (BYTES == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                 "r"(src_bytes));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                 "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
+using cuda::cp_async;
+using cuda::cp_async_commit;
+using cuda::cp_async_wait;
 
 // ---- the kernel -----------------------------------------------------------------------------
 //

@@ -3,6 +3,7 @@
 // warp tiles of 4x4 register blocks, fragments double-buffered in registers.
 #include <climits>
 
+#include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.cuh"
 #include "cuda/gemm_sgemm.hpp"
 
@@ -12,31 +13,9 @@ namespace {
 
 using Index = std::int64_t;
 
-// ---- asynchronous copies into shared memory -------------------------------------------------
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// BYTES (4 or 16) from global to shared; SRC_BYTES of them read (BYTES, or 0: nothing is read
-// and the destination is zeroed, for the parts of a tile outside the matrix). The 4-byte form
-// lets a thread scatter single floats, which is how A is transposed on the way in.
-template <int BYTES>
-__device__ __forceinline__ void cp_async(void* dst, const void* src, int src_bytes) {
-  static_assert(BYTES == 16 || BYTES == 4);
-  if constexpr (BYTES == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                 "r"(src_bytes));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                 "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
+using cuda::cp_async;
+using cuda::cp_async_commit;
+using cuda::cp_async_wait;
 
 // ---- the shapes -----------------------------------------------------------------------------
 //
