@@ -29,7 +29,8 @@
 // (8 B) over the copy bandwidth, i.e. over the single-sweep copy bound; GB/s is what the row's
 // passes move (a time-tiled pass reads and writes u once for K sweeps), so it stays below copy
 // while "of copy" can exceed 1. --set timetile: only the 3D rows of cuda-norm and cuda-timetile
-// (no 2D grid, no system comparison).
+// (no 2D grid, no system comparison); --set plain: only cuda-norm's 3D rows (issue 16's plain
+// sweep target: double with the change every sweep and at the last, single every sweep).
 #include <omp.h>
 
 #include <algorithm>
@@ -114,7 +115,8 @@ using namespace mm;
 struct CudaOptions {
   std::vector<std::int64_t> sizes3{256, 384, 512}, sizes2{8192};
   std::vector<int> time_tiles;  // empty: 1 2 3 4 in double, 2 4 6 8 in single
-  bool only_timetile = false;   // --set timetile
+  bool only_timetile = false;   // --set timetile (or plain)
+  bool only_plain = false;      // --set plain: cuda-norm's 3D rows alone
   double updates = 1e10;        // point updates a run (the naive variant: a tenth)
   int warmup = 1, repeat = 5;
   std::string jsonl;
@@ -245,13 +247,13 @@ int run_cuda(const CudaOptions& o) {
       rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry4", 1, o.updates, o));
       rows.push_back(stencil_row<double>(dim, n, "cuda-norm-col", 1, o.updates, o));
     }
-    if (dim == 3) time_tile_rows<double>(n, o, rows);
+    if (dim == 3 && !o.only_plain) time_tile_rows<double>(n, o, rows);
     if (!o.only_timetile) {
       rows.push_back(stencil_row<float>(dim, n, "cuda-naive", 1, o.updates / 10, o));
       rows.push_back(stencil_row<float>(dim, n, "cuda-partials", 1, o.updates, o));
     }
     rows.push_back(stencil_row<float>(dim, n, "cuda-norm", 1, o.updates, o));
-    if (dim == 3) time_tile_rows<float>(n, o, rows);
+    if (dim == 3 && !o.only_plain) time_tile_rows<float>(n, o, rows);
     for (const GpuRow& r : rows) {
       double naive = 0;
       for (const GpuRow& q : rows)
@@ -354,7 +356,9 @@ int main(int argc, char** argv) {
       "tune", po::value(&tune), "KEY=VALUE: tune the marching sweeps (--tune help: the keys)")(
       "time-tiles", po::value(&time_tiles)->multitoken(),
       "cuda: K of the time-tiled rows (default 1 2 3 4 double, 2 4 6 8 single)")(
-      "set", po::value(&set), "cuda: all (default) or timetile (cuda-norm and cuda-timetile, 3D)");
+      "set", po::value(&set),
+      "cuda: all (default), timetile (cuda-norm and cuda-timetile, 3D) or plain (cuda-norm, "
+      "3D)");
   po::variables_map vm;
   if (!mm::bench::parse_options(argc, argv, o, vm, "jacobi_bench")) return 2;
   if (vm.count("help")) {
@@ -381,11 +385,12 @@ int main(int argc, char** argv) {
     jacobi_bench::CudaOptions c;
     c.tuning = tuning;
     c.time_tiles = time_tiles;
-    if (set != "all" && set != "timetile") {
-      std::cerr << "jacobi_bench: --set all or timetile\n";
+    if (set != "all" && set != "timetile" && set != "plain") {
+      std::cerr << "jacobi_bench: --set all, timetile or plain\n";
       return 2;
     }
-    c.only_timetile = set == "timetile";
+    c.only_timetile = set == "timetile" || set == "plain";
+    c.only_plain = set == "plain";
     if (vm.count("sizes")) c.sizes3 = sizes;
     if (vm.count("updates")) c.updates = updates;
     c.repeat = repeat;

@@ -159,6 +159,9 @@ struct JacobiTuning {
   // cuda-norm's, so the change is cuda-norm's bit for bit, at the cost of one more pass
   // through memory a check.
   int norm = 0;
+  // The 3D marching sweep (cuda-norm): 0 the code's choice, 1 (off) each step's loads issued
+  // at that step, 2 (on) one step ahead (two steps' loads in flight, more registers).
+  int ahead = 0;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

@@ -89,18 +89,24 @@ const TuneKeys& JacobiTuning::keys() {
         "cuda-timetile: a checked pass's change computed in its last level, summed in the "
         "time-tiled sweep's own order (fused), or by a last sweep of cuda-norm's, its change "
         "bit for bit (plain: one more pass through memory a check)",
-        "fused"}}};
+        "fused"},
+       {"ahead", "off|on",
+        "cuda-norm's 3D sweep: the loads of the next plane issued before the current one is "
+        "computed (on: two steps' loads in flight a thread, more registers, fewer blocks)",
+        "off"}}};
   return k;
 }
 
 JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   JacobiTuning t;
   const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks"),
-                &norm = keys().key("norm");
+                &norm = keys().key("norm"), &ahead = keys().key("ahead");
   if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16});
   if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
   if (const auto v = args.get(norm))
     t.norm = 1 + static_cast<int>(tune_choice(norm, *v, {"fused", "plain"}));
+  if (const auto v = args.get(ahead))
+    t.ahead = 1 + static_cast<int>(tune_choice(ahead, *v, {"off", "on"}));
   return t;
 }
 
@@ -109,6 +115,7 @@ nlohmann::json JacobiTuning::to_json() const {
   if (warps) j["warps"] = warps;
   if (chunks) j["chunks"] = chunks;
   if (norm) j["norm"] = norm == 2 ? "plain" : "fused";
+  if (ahead) j["ahead"] = ahead == 2 ? "on" : "off";
   return j;
 }
 

@@ -108,6 +108,8 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     if (p_.room.dim == 2) return &stencil::march2v_sweep<T, V, stencil::kMarch2Warps, NORM>;
     switch (rows_per_thread()) {
       case 1:
+        if (stencil::march_ahead(p_.room, p_.tuning))
+          return &stencil::march3v_sweep<T, V, 1, NORM, false, true>;
         return &stencil::march3v_sweep<T, V, 1, NORM>;
       case 4:
         return &stencil::march3v_sweep<T, V, 4, NORM>;

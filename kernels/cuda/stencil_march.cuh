@@ -118,20 +118,32 @@ __device__ __forceinline__ T update(T l, T r, T yl, T yh, T f, T inv) {
   return (v + f) * inv;
 }
 
-// The x neighbours of a row held as one vector per lane, V values a lane along x: the value
-// left of element 0 comes from the lane before (lane 0: from memory, L1/L2), the value right
-// of element V-1 from the lane after (lane 31: from memory). P points at the lane's first
-// value, whose x is X0; nothing is read for the walls' sides (x0 = 0, x0 + V = n).
+// The value beyond a lane's vector along x that no lane of its warp holds: lane 0's left
+// neighbour, lane 31's right one, read from memory (L1/L2); 0 for every other lane and for the
+// walls' sides (x0 = 0, x0 + V = n). P points at the lane's first value, whose x is X0.
 template <class T, int V>
-__device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, std::int64_t x0,
-                                             std::int64_t n, bool loadable, int lane, T& left,
-                                             T& right) {
+__device__ __forceinline__ T x_end(const T* p, std::int64_t x0, std::int64_t n, bool loadable,
+                                   int lane) {
   const bool edge = loadable && ((lane == 0 && x0 > 0) || (lane == 31 && x0 + V < n));
-  const T e = edge ? p[lane == 0 ? -1 : V] : T(0);
+  return edge ? p[lane == 0 ? -1 : V] : T(0);
+}
+
+// The x neighbours of a row held as one vector per lane, V values a lane along x: the value
+// left of element 0 comes from the lane before, the value right of element V-1 from the lane
+// after; lanes 0 and 31 take E (x_end) instead.
+template <class T, int V>
+__device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, T e, int lane, T& left,
+                                             T& right) {
   left = __shfl_up_sync(0xffffffffu, row.v[V - 1], 1);
   right = __shfl_down_sync(0xffffffffu, row.v[0], 1);
   if (lane == 0) left = e;
   if (lane == 31) right = e;
+}
+template <class T, int V>
+__device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, std::int64_t x0,
+                                             std::int64_t n, bool loadable, int lane, T& left,
+                                             T& right) {
+  x_neighbours<T, V>(row, x_end<T, V>(p, x0, n, loadable, lane), lane, left, right);
 }
 
 // 3D. A block is WX x WY warps (runtime, at most 8): a warp spans 32 V points of x (walls
@@ -154,14 +166,19 @@ __device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, s
 // precision ran at 0.87 of the copy at N = 512 with 40 against 0.78 with 44; double at 0.83
 // against 0.81 at N = 256, the same at 384 and 512 (H200, same run).
 // Blocks of 512 threads a multiprocessor the 3D sweep is bounded for: 3 for RY 1 (at most 42
-// registers a thread), 1 for the wider RY that need more.
-template <int RY>
+// registers a thread), 1 for the wider RY that need more; 2 with AHEAD (its loads of the next
+// step take about 14 registers more in double).
+template <int RY, bool AHEAD = false>
 constexpr int march3v_min_blocks() {
-  return RY == 1 ? 3 : 1;
+  return RY == 1 ? (AHEAD ? 2 : 3) : 1;
 }
 
-template <class T, int V, int RY, bool NORM, bool RANGE = false>
-__global__ void __launch_bounds__(512, march3v_min_blocks<RY>())
+// AHEAD (--tune ahead=1): the loads of step k + 1 (plane k + 2's rows, plane k + 1's rows
+// beside and row ends) are issued before step k is computed, so that each thread has two
+// steps' loads in flight instead of one; the values and their order are the same, so is the
+// grid and the change, bit for bit.
+template <class T, int V, int RY, bool NORM, bool RANGE = false, bool AHEAD = false>
+__global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
   using Vt = Vec<T, V>;
@@ -196,19 +213,44 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY>())
 #pragma unroll
     for (int q = 0; q < RY; ++q) v[q] = row_ok(q) ? load<T, V>(p + q * n) : Vt{};
   };
+  // What a step reads of the plane at P besides the thread's rows: the rows just below and
+  // above them, and each row's ends (x_end).
+  const auto load_beside = [&](const T* p, Vt& lo, Vt& hi, T(&ends)[RY]) {
+    lo = lo_ok ? load<T, V>(p - n) : Vt{};
+    hi = hi_ok ? load<T, V>(p + RY * n) : Vt{};
+#pragma unroll
+    for (int q = 0; q < RY; ++q) ends[q] = x_end<T, V>(p + q * n, x0, n, row_ok(q), lane);
+  };
   load_plane(up, below);
   up += nn;  // plane k0
   load_plane(up, center);
+  Vt lo, hi;
+  T ends[RY];
+  if constexpr (AHEAD) {
+    if (k0 < k1) {
+      load_beside(up, lo, hi, ends);
+      load_plane(up + nn, above);
+    }
+  }
   double change = 0;
   for (std::int64_t k = k0; k < k1; ++k, up += nn, op += nn) {
-    load_plane(up + nn, above);
-    const Vt lo = lo_ok ? load<T, V>(up - n) : Vt{};
-    const Vt hi = hi_ok ? load<T, V>(up + RY * n) : Vt{};
+    [[maybe_unused]] Vt next_lo, next_hi, next_above[RY];
+    [[maybe_unused]] T next_ends[RY];
+    [[maybe_unused]] const bool more = k + 1 < k1;  // AHEAD: a next step (plane k + 2 <= k1)
+    if constexpr (AHEAD) {
+      if (more) {
+        load_beside(up + nn, next_lo, next_hi, next_ends);
+        load_plane(up + 2 * nn, next_above);
+      }
+    } else {
+      load_plane(up + nn, above);
+      load_beside(up, lo, hi, ends);
+    }
     const bool heat_z = within(k, r.rz0, r.rz1);
 #pragma unroll
     for (int q = 0; q < RY; ++q) {
       T left, right;
-      x_neighbours<T, V>(center[q], up + q * n, x0, n, row_ok(q), lane, left, right);
+      x_neighbours<T, V>(center[q], ends[q], lane, left, right);
       const Vt& yl = q == 0 ? lo : center[q > 0 ? q - 1 : 0];
       const Vt& yh = q == RY - 1 ? hi : center[q < RY - 1 ? q + 1 : 0];
       Vt res;
@@ -230,6 +272,12 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY>())
       below[q] = center[q];
       center[q] = above[q];
     }
+    if constexpr (AHEAD)
+      if (more) {
+#pragma unroll
+        for (int q = 0; q < RY; ++q) above[q] = next_above[q], ends[q] = next_ends[q];
+        lo = next_lo, hi = next_hi;
+      }
   }
   if constexpr (NORM)
     reduce_change(change, slot, partials, counter,

@@ -42,8 +42,15 @@ struct Launch {
   int wx = 1;               // 3D marching: warps side by side along x
   std::int64_t chunk = 1;   // planes (rows) a block marches through
   std::int64_t chunks = 1;  // chunks each column of tiles is cut into
+  bool ahead = false;       // 3D marching: the next step's loads issued one step ahead
   std::int64_t blocks() const { return gx * gy * gz; }
 };
+
+// Whether the 3D marching sweep (one row a thread) of ROOM loads one step ahead
+// (JacobiTuning::ahead; the code's choice: not).
+inline bool march_ahead(const HeatedRoom& room, const JacobiTuning& t) {
+  return room.dim == 3 && t.ahead == 2;
+}
 
 // The vector width of the marching sweeps: the widest (8 or 16 bytes) whose count of values
 // divides N, so that every row starts aligned.
@@ -94,6 +101,7 @@ Launch plan_march(const HeatedRoom& room, int vec, int ry, bool col, const Jacob
     l.threads = 32 * l.wx * wy;
     l.gy = ceil_div(m, std::int64_t{wy} * ry);
     if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
+    l.ahead = ry == 1 && march_ahead(room, t);
   } else {
     l.threads = 32 * kMarch2Warps;
     l.gx = ceil_div(n, std::int64_t{l.threads} * vec);
@@ -138,7 +146,7 @@ inline Launch plan_tiled(const HeatedRoom& room, std::int64_t sms) {
 // The tuning a marching launch L of a DIM-dimensional room used (warps: 3D only).
 inline JacobiTuning march_tuning(const Launch& l, int dim) {
   JacobiTuning used;
-  if (dim == 3) used.warps = l.threads / 32;
+  if (dim == 3) used.warps = l.threads / 32, used.ahead = l.ahead ? 2 : 1;
   used.chunks = static_cast<int>(l.chunks);
   return used;
 }

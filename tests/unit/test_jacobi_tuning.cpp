@@ -27,7 +27,7 @@ std::string usage_error(const std::vector<std::string>& items) {
 
 TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   const TuneKeys& k = JacobiTuning::keys();
-  ASSERT_EQ(k.keys.size(), 3u);
+  ASSERT_EQ(k.keys.size(), 4u);
   EXPECT_EQ(k.keys[0].name, "warps");
   EXPECT_EQ(k.keys[0].allowed, "8|16");
   EXPECT_EQ(k.keys[0].fallback, "8");
@@ -37,6 +37,8 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.keys[2].name, "norm");
   EXPECT_EQ(k.keys[2].allowed, "fused|plain");
   EXPECT_EQ(k.keys[2].fallback, "fused");
+  EXPECT_EQ(k.keys[3].name, "ahead");
+  EXPECT_EQ(k.keys[3].allowed, "off|on");
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
     EXPECT_FALSE(key.experimental) << key.name;
@@ -60,9 +62,12 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"norm=plain"}).norm, 2);
   EXPECT_EQ(parse({"norm=plain"}).to_json(), (nlohmann::json{{"norm", "plain"}}));
   EXPECT_EQ(parse({"norm=fused"}).to_json(), (nlohmann::json{{"norm", "fused"}}));
+  EXPECT_EQ(parse({"ahead=off"}).ahead, 1);
+  EXPECT_EQ(parse({"ahead=on"}).ahead, 2);
+  EXPECT_EQ(parse({"ahead=on"}).to_json(), (nlohmann::json{{"ahead", "on"}}));
   // Every declared key is read: a value for it shows in to_json().
-  for (const auto& [key, value] :
-       {std::pair{"warps", "16"}, std::pair{"chunks", "3"}, std::pair{"norm", "plain"}})
+  for (const auto& [key, value] : {std::pair{"warps", "16"}, std::pair{"chunks", "3"},
+                                   std::pair{"norm", "plain"}, std::pair{"ahead", "on"}})
     EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
 }
 
@@ -120,13 +125,15 @@ TEST(StencilPlan, March3DDefaultsAndTuning) {
   EXPECT_EQ(l.chunk, 170);
   EXPECT_EQ(l.gz, 3);
   EXPECT_EQ(l.blocks(), 1530);
-  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(), (nlohmann::json{{"warps", 8}, {"chunks", 3}}));
+  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
+            (nlohmann::json{{"warps", 8}, {"chunks", 3}, {"ahead", "off"}}));
   // 16 warps: two rows of y a block, 3 blocks a multiprocessor.
   l = march(3, 512, 1, false, {16, 0});
   EXPECT_EQ(l.threads, 512);
   EXPECT_EQ(l.gy, 255);
   EXPECT_EQ(l.chunks, 3);
-  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(), (nlohmann::json{{"warps", 16}, {"chunks", 3}}));
+  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
+            (nlohmann::json{{"warps", 16}, {"chunks", 3}, {"ahead", "off"}}));
   // Chunks asked for: 510 planes in 7 chunks of 73.
   l = march(3, 512, 1, false, {0, 7});
   EXPECT_EQ(l.chunk, 73);
