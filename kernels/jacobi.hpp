@@ -159,8 +159,10 @@ struct JacobiTuning {
   // cuda-norm's, so the change is cuda-norm's bit for bit, at the cost of one more pass
   // through memory a check.
   int norm = 0;
-  // The 3D marching sweep (cuda-norm): 0 the code's choice, 1 (off) each step's loads issued
-  // at that step, 2 (on) one step ahead (two steps' loads in flight, more registers).
+  // How the 3D marching sweep (cuda-norm) issues its loads: 0 the code's choice; 1 (off) at
+  // the step that uses them; 2 (regs) one step ahead into registers (more registers, fewer
+  // blocks); 3 (async1) and 4 (async2) one and two steps ahead as asynchronous copies into
+  // shared memory (kernels/cuda/stencil_march.cuh). The grid and change are the same.
   int ahead = 0;
 
   static const TuneKeys& keys();

@@ -1,12 +1,11 @@
 // CUDA Jacobi: the heated-room stencil runner (its plain kernels in jacobi_kernels.cuh, the
-// vectorised marching ones in stencil_march.cuh, the launch shapes in stencil_plan.hpp) and the
+// vectorised marching ones in stencil_march.cuh and stencil_march3a.cuh, the launch shapes in
+// stencil_plan.hpp) and the
 // fused sparse-system runner, both driven by a host loop that reads the change only at checks
 // (jacobi_drive.cuh).
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <limits>
-#include <sstream>
 #include <string>
 
 #include "cuda/cuda_util.cuh"
@@ -14,6 +13,7 @@
 #include "cuda/jacobi_drive.cuh"
 #include "cuda/jacobi_kernels.cuh"
 #include "cuda/stencil_march.cuh"
+#include "cuda/stencil_march3a.cuh"
 #include "cuda/stencil_plan.hpp"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
@@ -32,16 +32,14 @@ using stencil::ceil_div;
 
 template <class T>
 class StencilCudaRunner final : public cuda::CudaRunner {
-  // A marching sweep: its arguments are the same for every V, RY and NORM, 2D and 3D.
-  using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, double*, double*,
-                           unsigned*);
+  using MarchFn = stencil::MarchFn<T>;
 
  public:
   StencilCudaRunner(const StencilProblem<T>& p, StencilCudaKernel k) : p_(p), kernel_(k) {
     const HeatedRoom& r = p.room;
     room_ = {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1};
     vec_ = stencil::march_vector(sizeof(T), r.n);
-    require_device_memory();
+    jacobi_host::require_room_memory(p.room, sizeof(T));
   }
 
   void upload() override {
@@ -78,20 +76,6 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   }
 
  private:
-  // A room whose two grids exceed the free device memory is refused here, when the runner is
-  // made and before upload allocates anything, with the bytes asked and free (exit 4).
-  void require_device_memory() const {
-    const long double need = 2.0L * static_cast<long double>(p_.room.points()) * sizeof(T);
-    std::size_t free = 0, total = 0;
-    MM_CUDA(cudaMemGetInfo(&free, &total));
-    if (need <= static_cast<long double>(free)) return;
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(0) << "out of device memory: asked " << need
-      << " bytes (two " << p_.room.n << "^" << p_.room.dim << " grids of " << sizeof(T)
-      << "-byte values), " << free << " free of " << total;
-    throw DeviceError(s.str());
-  }
-
   bool marching() const {
     return kernel_ == StencilCudaKernel::march || kernel_ == StencilCudaKernel::march_ry2 ||
            kernel_ == StencilCudaKernel::march_ry4 || kernel_ == StencilCudaKernel::march_col;
@@ -103,22 +87,16 @@ class StencilCudaRunner final : public cuda::CudaRunner {
                                                    : 2;
   }
 
+  // The wider rows a thread (3D, RY 2 or 4).
   template <int V, bool NORM>
   MarchFn march_as() const {
-    if (p_.room.dim == 2) return &stencil::march2v_sweep<T, V, stencil::kMarch2Warps, NORM>;
-    switch (rows_per_thread()) {
-      case 1:
-        if (stencil::march_ahead(p_.room, p_.tuning))
-          return &stencil::march3v_sweep<T, V, 1, NORM, false, true>;
-        return &stencil::march3v_sweep<T, V, 1, NORM>;
-      case 4:
-        return &stencil::march3v_sweep<T, V, 4, NORM>;
-      default:
-        return &stencil::march3v_sweep<T, V, 2, NORM>;
-    }
+    return rows_per_thread() == 4 ? &stencil::march3v_sweep<T, V, 4, NORM>
+                                  : &stencil::march3v_sweep<T, V, 2, NORM>;
   }
   template <bool NORM>
   MarchFn march_fn() const {
+    if (p_.room.dim == 2 || rows_per_thread() == 1)
+      return stencil::march_row_fn<T, NORM>(p_.room.dim, vec_, stencil::march_ahead(p_.tuning));
     if constexpr (sizeof(T) == 4)
       if (vec_ == 4) return march_as<4, NORM>();
     return vec_ == 2 ? march_as<2, NORM>() : march_as<1, NORM>();
@@ -135,7 +113,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   // marching sweeps.
   void plan() {
     const std::int64_t sms = cuda::multiprocessors();
-    if (marching()) {
+    if (kernel_ == StencilCudaKernel::march) {
+      launch_ = stencil::plan_march_rows<T>(p_.room, vec_, p_.tuning);
+    } else if (marching()) {
       launch_ = stencil::plan_march(p_.room, vec_, rows_per_thread(),
                                     kernel_ == StencilCudaKernel::march_col, p_.tuning, sms,
                                     [this](int threads) {
@@ -158,9 +138,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     if (marching()) {
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
       const MarchFn fn = slot < 0 ? march_fn<false>() : march_fn<true>();
-      fn<<<grid_dim_, launch_.threads>>>(room_, grid_[src].get(), grid_[1 - src].get(),
-                                         static_cast<T>(p_.room.h2f), inv, launch_.chunk,
-                                         launch_.wx, s, partials_.get(), counter_.get());
+      fn<<<grid_dim_, launch_.threads, launch_.shared>>>(
+          room_, grid_[src].get(), grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv,
+          launch_.chunk, launch_.wx, s, partials_.get(), counter_.get());
       MM_CUDA_LAUNCHED("jacobi march_sweep");
     } else if (slot < 0) {
       sweep_as<NormMode::none>(src, s);

@@ -1,13 +1,33 @@
-// The host side of the CUDA Jacobi runs: the change slots read by the host at checks only,
-// and the loop that queues the sweeps (used by kernels/cuda/jacobi.cu's two runners).
+// The host side of the CUDA Jacobi runs: the room's memory check, the change slots read by the
+// host at checks only, and the loop that queues the sweeps in passes of up to K (the
+// time-tiled runner, kernels/cuda/jacobi_timetile.cu) or one sweep a pass (drive: the runners
+// of kernels/cuda/jacobi.cu).
 #pragma once
 
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 #include "cuda/cuda_util.cuh"
 #include "jacobi.hpp"
+#include "mm/error.hpp"
 
 namespace mm::jacobi_host {
+
+// A room whose two grids of VALUE_BYTES-byte values exceed the free device memory is refused
+// (DeviceError, exit 4) with the bytes asked and free: called when a runner is made, before
+// anything is allocated (cuda-norm's and cuda-timetile's runners).
+inline void require_room_memory(const HeatedRoom& room, std::size_t value_bytes) {
+  const long double need = 2.0L * static_cast<long double>(room.points()) * value_bytes;
+  std::size_t free = 0, total = 0;
+  MM_CUDA(cudaMemGetInfo(&free, &total));
+  if (need <= static_cast<long double>(free)) return;
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(0) << "out of device memory: asked " << need
+    << " bytes (two " << room.n << "^" << room.dim << " grids of " << value_bytes
+    << "-byte values), " << free << " free of " << total;
+  throw DeviceError(s.str());
+}
 
 // Pinned host memory for the two change slots (an asynchronous copy needs it).
 class PinnedDoubles {
@@ -56,45 +76,72 @@ class ChangeSlots {
   cuda::Event ready_[2];
 };
 
-// Runs the iterations from x_0 in buffer 0: STEP(src, slot) launches iteration k from buffer
-// SRC (0 or 1) into the other one, its squared change into SLOT (-1: not computed). The host
-// waits only for a checked change, and only once the next iteration is queued; when that
-// change stops the run, the queued iteration wrote the other buffer and x_k is intact.
-// Nothing is waited for between checks, nor before the end without a tolerance.
-template <class Step>
-JacobiResult drive(const JacobiStop& stop, ChangeSlots& slots, Step&& step, int& result_buf) {
+// One pass of a run: SWEEPS sweeps, its last's change wanted (CHECK), and whether it writes
+// the buffer it reads (a pass in two launches: the result back where it started).
+struct Pass {
+  std::int64_t sweeps = 1;
+  bool check = false;
+  bool in_place = false;
+};
+
+// Runs the iterations from x_0 in buffer 0 in passes of at most K sweeps
+// (stencil_pass_sweeps): IN_PLACE(pass) says whether a pass writes its source buffer, and
+// STEP(src, pass, slot) launches it from buffer SRC (0 or 1), its change into SLOT (-1: not
+// computed). The host waits for a checked change only once the next pass is queued, unless
+// that pass writes the buffer holding the checked result (then first), so that when the
+// change stops the run the result is intact in RESULT_BUF. Nothing is waited for between
+// checks, nor before the end without a tolerance.
+template <class InPlace, class Step>
+JacobiResult drive_passes(const JacobiStop& stop, int k, ChangeSlots& slots, InPlace&& in_place,
+                          Step&& step, int& result_buf) {
   JacobiResult res;
-  int cur = 0;
+  int cur = 0, checks = 0, last_slot = 0;
   bool pending = false;
   std::int64_t pend_k = 0;
-  int pend_slot = 0, pend_buf = 0, last_slot = 0;
-  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
-    const bool check = jacobi_checks(stop, k);
-    const int slot = static_cast<int>(k & 1);  // never the pending one (that is k-1's)
-    step(cur, check ? slot : -1);
-    if (check) slots.fetch(slot);
-    cur = 1 - cur;
-    if (pending) {
-      pending = false;
-      res.norm = std::sqrt(slots.wait(pend_slot));
-      if (res.norm <= stop.tol) {
-        res.iterations = pend_k;
-        res.converged = true;
-        result_buf = pend_buf;
-        return res;
-      }
-    }
-    if (check) {
+  int pend_slot = 0, pend_buf = 0;
+  // The pending check's outcome; true when it stops the run.
+  const auto settle = [&]() {
+    pending = false;
+    res.norm = std::sqrt(slots.wait(pend_slot));
+    if (res.norm > stop.tol) return false;
+    res.iterations = pend_k;
+    res.converged = true;
+    result_buf = pend_buf;
+    return true;
+  };
+  for (std::int64_t done = 0; done < stop.max_iter;) {
+    Pass p;
+    p.sweeps = stencil_pass_sweeps(stop, done, k);
+    done += p.sweeps;
+    p.check = jacobi_checks(stop, done);
+    p.in_place = in_place(p);
+    if (pending && p.in_place && pend_buf == cur && settle()) return res;
+    const int slot = checks & 1;  // never the pending one (the previous check's)
+    step(cur, p, p.check ? slot : -1);
+    if (p.check) slots.fetch(slot), ++checks;
+    if (!p.in_place) cur = 1 - cur;
+    if (pending && settle()) return res;
+    if (p.check) {
       last_slot = slot;
-      if (stop.tol >= 0) pending = true, pend_k = k, pend_slot = slot, pend_buf = cur;
+      if (stop.tol >= 0) pending = true, pend_k = done, pend_slot = slot, pend_buf = cur;
     }
   }
-  // The last iteration is always checked.
+  // The last pass is always checked.
   res.iterations = stop.max_iter;
   res.norm = std::sqrt(slots.wait(last_slot));
   res.converged = stop.tol >= 0 && res.norm <= stop.tol;
   result_buf = cur;
   return res;
+}
+
+// Runs the iterations from x_0 in buffer 0 one sweep a pass: STEP(src, slot) launches
+// iteration k from buffer SRC (0 or 1) into the other one, its squared change into SLOT (-1:
+// not computed); drive_passes with K = 1, no pass in place.
+template <class Step>
+JacobiResult drive(const JacobiStop& stop, ChangeSlots& slots, Step&& step, int& result_buf) {
+  return drive_passes(
+      stop, 1, slots, [](const Pass&) { return false; },
+      [&step](int src, const Pass&, int slot) { step(src, slot); }, result_buf);
 }
 
 }  // namespace mm::jacobi_host

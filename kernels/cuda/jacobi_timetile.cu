@@ -1,18 +1,17 @@
 // The time-tiled CUDA heated-room runner (cuda-timetile): passes of up to K sweeps through
 // memory (stencil_timetile.cuh, shaped by timetile_plan.hpp), driven by a host loop that reads
-// the change only at checks (jacobi_passes.cuh); cuda-norm's march (stencil_march.cuh) for the
+// the change only at checks (jacobi_drive.cuh); cuda-norm's march (stencil_march.cuh) for the
 // 2D room and, with --tune norm=plain, for each checked pass's last sweep.
-#include <iomanip>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "cuda/cuda_util.cuh"
+#include "cuda/jacobi_drive.cuh"
 #include "cuda/jacobi_kernels.cuh"
-#include "cuda/jacobi_passes.cuh"
 #include "cuda/jacobi_timetile.hpp"
 #include "cuda/stencil_march.cuh"
+#include "cuda/stencil_march3a.cuh"
 #include "cuda/stencil_plan.hpp"
 #include "cuda/stencil_timetile.cuh"
 #include "cuda/timetile_plan.hpp"
@@ -28,8 +27,7 @@ using stencil::Room;
 
 template <class T>
 class TimeTileRunner final : public cuda::CudaRunner {
-  using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, double*, double*,
-                           unsigned*);
+  using MarchFn = stencil::MarchFn<T>;
   using TileFn = void (*)(Room, const T*, T*, T, T, std::int64_t, double*, double*, unsigned*);
   static constexpr int kMaxLevels = timetile::max_levels(sizeof(T));
 
@@ -43,7 +41,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
                                   " out of 0.." + std::to_string(kMaxLevels));
     k_ = r.dim != 3 ? 1 : p.time_tile > 0 ? p.time_tile : stencil_time_tile_default(sizeof(T));
     plain_checks_ = r.dim == 3 && p.tuning.norm == 2;
-    require_device_memory();
+    jacobi_host::require_room_memory(p.room, sizeof(T));
   }
 
   void upload() override {
@@ -57,11 +55,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
     std::int64_t blocks = 1;
     if (p_.room.dim == 2 || plain_checks_) {
       // cuda-norm's launch under its default tuning: its change, bit for bit.
-      plain_ = stencil::plan_march(p_.room, vec_, 1, false, JacobiTuning{}, sms, [this](int th) {
-        int per_sm = 0;
-        MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, march_fn<true>(), th, 0));
-        return per_sm;
-      });
+      plain_ = stencil::plan_march_rows<T>(p_.room, vec_, JacobiTuning{});
       blocks = std::max(blocks, plain_.blocks());
     }
     if (p_.room.dim == 3)
@@ -111,20 +105,6 @@ class TimeTileRunner final : public cuda::CudaRunner {
   }
 
  private:
-  // A room whose two grids exceed the free device memory is refused when the runner is made,
-  // before anything is allocated (exit 4), as cuda-norm's runner does.
-  void require_device_memory() const {
-    const long double need = 2.0L * static_cast<long double>(p_.room.points()) * sizeof(T);
-    std::size_t free = 0, total = 0;
-    MM_CUDA(cudaMemGetInfo(&free, &total));
-    if (need <= static_cast<long double>(free)) return;
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(0) << "out of device memory: asked " << need
-      << " bytes (two " << p_.room.n << "^" << p_.room.dim << " grids of " << sizeof(T)
-      << "-byte values), " << free << " free of " << total;
-    throw DeviceError(s.str());
-  }
-
   // Pass P from buffer SRC, its change into SLOT (-1: none); in two launches (the result back
   // in SRC) when a checked pass ends with a plain sweep.
   void pass(int src, const Pass& p, int slot) {
@@ -158,24 +138,18 @@ class TimeTileRunner final : public cuda::CudaRunner {
     const dim3 grid(static_cast<unsigned>(plain_.gx), static_cast<unsigned>(plain_.gy),
                     static_cast<unsigned>(plain_.gz));
     const MarchFn fn = slot ? march_fn<true>() : march_fn<false>();
-    fn<<<grid, plain_.threads>>>(room_, grid_[src].get(), grid_[1 - src].get(),
-                                 static_cast<T>(p_.room.h2f), inv(), plain_.chunk, plain_.wx, slot,
-                                 partials_.get(), counter_.get());
+    fn<<<grid, plain_.threads, plain_.shared>>>(room_, grid_[src].get(), grid_[1 - src].get(),
+                                                static_cast<T>(p_.room.h2f), inv(), plain_.chunk,
+                                                plain_.wx, slot, partials_.get(), counter_.get());
     MM_CUDA_LAUNCHED("jacobi march_sweep");
   }
 
   T inv() const { return p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4); }
 
-  template <int V, bool NORM>
-  MarchFn march_as() const {
-    if (p_.room.dim == 2) return &stencil::march2v_sweep<T, V, stencil::kMarch2Warps, NORM>;
-    return &stencil::march3v_sweep<T, V, 1, NORM>;
-  }
+  // cuda-norm's sweep under its default tuning.
   template <bool NORM>
   MarchFn march_fn() const {
-    if constexpr (sizeof(T) == 4)
-      if (vec_ == 4) return march_as<4, NORM>();
-    return vec_ == 2 ? march_as<2, NORM>() : march_as<1, NORM>();
+    return stencil::march_row_fn<T, NORM>(p_.room.dim, vec_, stencil::march_ahead(JacobiTuning{}));
   }
 
   // The time-tiled sweep of L levels (rows a thread as timetile_plan.hpp says).

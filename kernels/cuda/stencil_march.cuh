@@ -173,10 +173,11 @@ constexpr int march3v_min_blocks() {
   return RY == 1 ? (AHEAD ? 2 : 3) : 1;
 }
 
-// AHEAD (--tune ahead=1): the loads of step k + 1 (plane k + 2's rows, plane k + 1's rows
-// beside and row ends) are issued before step k is computed, so that each thread has two
-// steps' loads in flight instead of one; the values and their order are the same, so is the
-// grid and the change, bit for bit.
+// AHEAD (--tune ahead=regs): the loads of step k + 1 (plane k + 2's rows, plane k + 1's rows
+// beside and row ends) are issued before step k is computed, into registers, so that each
+// thread has two steps' loads in flight instead of one; the values and their order are the
+// same, so is the grid and the change, bit for bit. stencil_march3a.cuh's march3a_sweep does
+// the same through shared memory.
 template <class T, int V, int RY, bool NORM, bool RANGE = false, bool AHEAD = false>
 __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,

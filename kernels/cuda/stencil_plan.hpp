@@ -42,14 +42,27 @@ struct Launch {
   int wx = 1;               // 3D marching: warps side by side along x
   std::int64_t chunk = 1;   // planes (rows) a block marches through
   std::int64_t chunks = 1;  // chunks each column of tiles is cut into
-  bool ahead = false;       // 3D marching: the next step's loads issued one step ahead
+  int ahead = 0;            // 3D marching, one row a thread: JacobiTuning::ahead (1..4)
+  std::size_t shared = 0;   // dynamic shared memory a block, bytes
   std::int64_t blocks() const { return gx * gy * gz; }
 };
 
-// Whether the 3D marching sweep (one row a thread) of ROOM loads one step ahead
-// (JacobiTuning::ahead; the code's choice: not).
-inline bool march_ahead(const HeatedRoom& room, const JacobiTuning& t) {
-  return room.dim == 3 && t.ahead == 2;
+// How the 3D marching sweep of one row a thread issues its loads (JacobiTuning::ahead).
+enum class Ahead { off = 1, regs = 2, async1 = 3, async2 = 4 };
+inline Ahead march_ahead(const JacobiTuning& t) {
+  return t.ahead ? static_cast<Ahead>(t.ahead) : Ahead::off;
+}
+// Steps ahead its asynchronous copies run (0: none).
+inline int march_async_depth(Ahead a) {
+  return a == Ahead::async2 ? 2 : a == Ahead::async1 ? 1 : 0;
+}
+// Dynamic shared memory a block of THREADS of the asynchronous march (march3a_sweep) takes, D
+// steps ahead, for VEC values of VALUE_BYTES a vector: D + 1 stages of three vectors and one
+// value a thread.
+constexpr std::size_t march_async_shared(std::size_t value_bytes, int vec, int d, int threads) {
+  return d < 1 ? 0
+               : static_cast<std::size_t>(d + 1) * static_cast<std::size_t>(threads) *
+                     (3 * value_bytes * static_cast<std::size_t>(vec) + value_bytes);
 }
 
 // The vector width of the marching sweeps: the widest (8 or 16 bytes) whose count of values
@@ -101,7 +114,7 @@ Launch plan_march(const HeatedRoom& room, int vec, int ry, bool col, const Jacob
     l.threads = 32 * l.wx * wy;
     l.gy = ceil_div(m, std::int64_t{wy} * ry);
     if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
-    l.ahead = ry == 1 && march_ahead(room, t);
+    if (ry == 1) l.ahead = static_cast<int>(march_ahead(t));
   } else {
     l.threads = 32 * kMarch2Warps;
     l.gx = ceil_div(n, std::int64_t{l.threads} * vec);
@@ -146,7 +159,7 @@ inline Launch plan_tiled(const HeatedRoom& room, std::int64_t sms) {
 // The tuning a marching launch L of a DIM-dimensional room used (warps: 3D only).
 inline JacobiTuning march_tuning(const Launch& l, int dim) {
   JacobiTuning used;
-  if (dim == 3) used.warps = l.threads / 32, used.ahead = l.ahead ? 2 : 1;
+  if (dim == 3) used.warps = l.threads / 32, used.ahead = l.ahead;
   used.chunks = static_cast<int>(l.chunks);
   return used;
 }

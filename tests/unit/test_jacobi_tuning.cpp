@@ -38,7 +38,7 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.keys[2].allowed, "fused|plain");
   EXPECT_EQ(k.keys[2].fallback, "fused");
   EXPECT_EQ(k.keys[3].name, "ahead");
-  EXPECT_EQ(k.keys[3].allowed, "off|on");
+  EXPECT_EQ(k.keys[3].allowed, "off|regs|async1|async2");
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
     EXPECT_FALSE(key.experimental) << key.name;
@@ -63,11 +63,14 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"norm=plain"}).to_json(), (nlohmann::json{{"norm", "plain"}}));
   EXPECT_EQ(parse({"norm=fused"}).to_json(), (nlohmann::json{{"norm", "fused"}}));
   EXPECT_EQ(parse({"ahead=off"}).ahead, 1);
-  EXPECT_EQ(parse({"ahead=on"}).ahead, 2);
-  EXPECT_EQ(parse({"ahead=on"}).to_json(), (nlohmann::json{{"ahead", "on"}}));
+  EXPECT_EQ(parse({"ahead=regs"}).ahead, 2);
+  EXPECT_EQ(parse({"ahead=async1"}).ahead, 3);
+  EXPECT_EQ(parse({"ahead=async2"}).ahead, 4);
+  EXPECT_EQ(parse({"ahead=async2"}).to_json(), (nlohmann::json{{"ahead", "async2"}}));
+  EXPECT_EQ(usage_error({"ahead=on"}), "--tune ahead=on: ahead takes off|regs|async1|async2");
   // Every declared key is read: a value for it shows in to_json().
   for (const auto& [key, value] : {std::pair{"warps", "16"}, std::pair{"chunks", "3"},
-                                   std::pair{"norm", "plain"}, std::pair{"ahead", "on"}})
+                                   std::pair{"norm", "plain"}, std::pair{"ahead", "regs"}})
     EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
 }
 
@@ -112,6 +115,17 @@ TEST(StencilPlan, WaveFillRuleAndRequestedChunks) {
   EXPECT_EQ(stencil::march_chunks(510, 792, 2, 0), 1);    // at most 2: the better filling
   EXPECT_EQ(stencil::march_chunks(510, 792, 510, 7), 7);  // requested
   EXPECT_EQ(stencil::march_chunks(510, 792, 5, 7), 5);    // at most MOST
+}
+
+TEST(StencilPlan, AsynchronousMarchSharedMemory) {
+  // D + 1 stages of three vectors and one value a thread: double, vectors of 2, 256 threads.
+  EXPECT_EQ(stencil::march_async_shared(8, 2, 1, 256), 2u * 256 * (3 * 16 + 8));
+  EXPECT_EQ(stencil::march_async_shared(8, 2, 2, 256), 3u * 256 * (3 * 16 + 8));
+  EXPECT_EQ(stencil::march_async_shared(4, 4, 1, 192), 2u * 192 * (3 * 16 + 4));
+  EXPECT_EQ(stencil::march_async_shared(8, 1, 0, 256), 0u);  // not asynchronous
+  EXPECT_EQ(stencil::march_async_depth(stencil::march_ahead(JacobiTuning{0, 0, 0, 3})), 1);
+  EXPECT_EQ(stencil::march_async_depth(stencil::march_ahead(JacobiTuning{0, 0, 0, 4})), 2);
+  EXPECT_EQ(stencil::march_async_depth(stencil::march_ahead(JacobiTuning{0, 0, 0, 2})), 0);
 }
 
 TEST(StencilPlan, March3DDefaultsAndTuning) {
@@ -248,8 +262,10 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
         if (impl.device != Device::cuda) continue;
         const bool marching = impl.name.rfind("cuda-norm", 0) == 0;
         const bool tiled = impl.name == "cuda-timetile" && dim == 3;
-        for (const JacobiTuning t : {JacobiTuning{}, JacobiTuning{16, 0}, JacobiTuning{8, 1},
-                                     JacobiTuning{16, 5}, JacobiTuning{0, 65535}}) {
+        for (const JacobiTuning t :
+             {JacobiTuning{}, JacobiTuning{16, 0}, JacobiTuning{8, 1}, JacobiTuning{16, 5},
+              JacobiTuning{0, 65535}, JacobiTuning{0, 0, 0, 2}, JacobiTuning{16, 3, 0, 3},
+              JacobiTuning{0, 0, 0, 4}}) {
           JacobiResult got_r;
           nlohmann::json used;
           const auto got = run_tuned(impl, dim, n, stop, t, got_r, used);
@@ -291,7 +307,41 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
       }
     }
   }
-  EXPECT_EQ(ran, 2 * 4 * 4 * 5) << "expected cuda-norm, -ry2, -ry4 and -col";
+  EXPECT_EQ(ran, 2 * 4 * 4 * 8) << "expected cuda-norm, -ry2, -ry4 and -col";
+}
+
+// cuda-norm's ways of loading (ahead=off, regs, async1, async2) compute the same points from
+// the same values in the same blocks: the grid and the change bit for bit, at sizes whose
+// vectors are 1, 2 and 4 values wide, with the chunks given (the rule's depend on each
+// kernel's occupancy) and with a chunk of one plane (the pipelines' shortest march).
+TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& norm = stencil_impl<T>("cuda-norm");
+  for (const std::int64_t n : {5, 33, 64, 130, 203}) {
+    for (const int chunks : {3, 65535}) {
+      for (const int warps : {8, 16}) {
+        const JacobiStop stop{9, -1, 2};
+        JacobiResult want_r;
+        nlohmann::json want_used;
+        const auto want =
+            run_tuned(norm, 3, n, stop, JacobiTuning{warps, chunks, 0, 1}, want_r, want_used);
+        for (const int ahead : {2, 3, 4}) {
+          JacobiResult got_r;
+          nlohmann::json used;
+          const auto got =
+              run_tuned(norm, 3, n, stop, JacobiTuning{warps, chunks, 0, ahead}, got_r, used);
+          const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+          const JacobiTuning asked{0, 0, 0, ahead};
+          EXPECT_EQ(used.value("ahead", ""), asked.to_json().value("ahead", "?")) << what;
+          EXPECT_EQ(used["chunks"], want_used["chunks"]) << what;
+          EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+          EXPECT_EQ(got_r.norm, want_r.norm) << what;  // bit for bit
+          EXPECT_EQ(got, want) << what;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
