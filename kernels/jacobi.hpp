@@ -159,10 +159,10 @@ struct JacobiTuning {
   // cuda-norm's, so the change is cuda-norm's bit for bit, at the cost of one more pass
   // through memory a check.
   int norm = 0;
-  // How the 3D marching sweep (cuda-norm) issues its loads: 0 the code's choice; 1 (off) at
-  // the step that uses them; 2 (regs) one step ahead into registers (more registers, fewer
-  // blocks); 3 (async1) and 4 (async2) one and two steps ahead as asynchronous copies into
-  // shared memory (kernels/cuda/stencil_march.cuh). The grid and change are the same.
+  // How the 3D marching sweep of one row a thread (cuda-norm) issues its loads: 0 the code's
+  // choice (regs); 1 (off) at the step that uses them; 2 (regs) one step ahead, into
+  // registers (two steps' loads in flight a thread; more registers, fewer blocks). The grid
+  // and the change are the same bit for bit (kernels/cuda/stencil_march.cuh).
   int ahead = 0;
 
   static const TuneKeys& keys();

@@ -90,11 +90,11 @@ const TuneKeys& JacobiTuning::keys() {
         "time-tiled sweep's own order (fused), or by a last sweep of cuda-norm's, its change "
         "bit for bit (plain: one more pass through memory a check)",
         "fused"},
-       {"ahead", "off|regs|async1|async2",
-        "cuda-norm's 3D sweep: each step's loads issued at that step (off), one step ahead into "
-        "registers (regs: more registers, fewer blocks), or one or two steps ahead as "
-        "asynchronous copies into shared memory (async1, async2)",
-        "off"}}};
+       {"ahead", "off|regs",
+        "cuda-norm's 3D sweep: each step's loads issued at that step (off) or one step ahead "
+        "into registers (regs: two steps' loads in flight a thread, more registers, fewer "
+        "blocks)",
+        "regs"}}};
   return k;
 }
 
@@ -107,7 +107,7 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   if (const auto v = args.get(norm))
     t.norm = 1 + static_cast<int>(tune_choice(norm, *v, {"fused", "plain"}));
   if (const auto v = args.get(ahead))
-    t.ahead = 1 + static_cast<int>(tune_choice(ahead, *v, {"off", "regs", "async1", "async2"}));
+    t.ahead = 1 + static_cast<int>(tune_choice(ahead, *v, {"off", "regs"}));
   return t;
 }
 
@@ -116,8 +116,7 @@ nlohmann::json JacobiTuning::to_json() const {
   if (warps) j["warps"] = warps;
   if (chunks) j["chunks"] = chunks;
   if (norm) j["norm"] = norm == 2 ? "plain" : "fused";
-  if (ahead)
-    j["ahead"] = ahead == 4 ? "async2" : ahead == 3 ? "async1" : ahead == 2 ? "regs" : "off";
+  if (ahead) j["ahead"] = ahead == 2 ? "regs" : "off";
   return j;
 }
 

@@ -1,6 +1,5 @@
 // CUDA Jacobi: the heated-room stencil runner (its plain kernels in jacobi_kernels.cuh, the
-// vectorised marching ones in stencil_march.cuh and stencil_march3a.cuh, the launch shapes in
-// stencil_plan.hpp) and the
+// vectorised marching ones in stencil_march.cuh, the launch shapes in stencil_plan.hpp) and the
 // fused sparse-system runner, both driven by a host loop that reads the change only at checks
 // (jacobi_drive.cuh).
 #include <algorithm>
@@ -13,7 +12,6 @@
 #include "cuda/jacobi_drive.cuh"
 #include "cuda/jacobi_kernels.cuh"
 #include "cuda/stencil_march.cuh"
-#include "cuda/stencil_march3a.cuh"
 #include "cuda/stencil_plan.hpp"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
@@ -138,9 +136,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     if (marching()) {
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
       const MarchFn fn = slot < 0 ? march_fn<false>() : march_fn<true>();
-      fn<<<grid_dim_, launch_.threads, launch_.shared>>>(
-          room_, grid_[src].get(), grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv,
-          launch_.chunk, launch_.wx, s, partials_.get(), counter_.get());
+      fn<<<grid_dim_, launch_.threads>>>(room_, grid_[src].get(), grid_[1 - src].get(),
+                                         static_cast<T>(p_.room.h2f), inv, launch_.chunk,
+                                         launch_.wx, s, partials_.get(), counter_.get());
       MM_CUDA_LAUNCHED("jacobi march_sweep");
     } else if (slot < 0) {
       sweep_as<NormMode::none>(src, s);

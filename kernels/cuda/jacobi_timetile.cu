@@ -11,7 +11,6 @@
 #include "cuda/jacobi_kernels.cuh"
 #include "cuda/jacobi_timetile.hpp"
 #include "cuda/stencil_march.cuh"
-#include "cuda/stencil_march3a.cuh"
 #include "cuda/stencil_plan.hpp"
 #include "cuda/stencil_timetile.cuh"
 #include "cuda/timetile_plan.hpp"
@@ -138,9 +137,9 @@ class TimeTileRunner final : public cuda::CudaRunner {
     const dim3 grid(static_cast<unsigned>(plain_.gx), static_cast<unsigned>(plain_.gy),
                     static_cast<unsigned>(plain_.gz));
     const MarchFn fn = slot ? march_fn<true>() : march_fn<false>();
-    fn<<<grid, plain_.threads, plain_.shared>>>(room_, grid_[src].get(), grid_[1 - src].get(),
-                                                static_cast<T>(p_.room.h2f), inv(), plain_.chunk,
-                                                plain_.wx, slot, partials_.get(), counter_.get());
+    fn<<<grid, plain_.threads>>>(room_, grid_[src].get(), grid_[1 - src].get(),
+                                 static_cast<T>(p_.room.h2f), inv(), plain_.chunk, plain_.wx, slot,
+                                 partials_.get(), counter_.get());
     MM_CUDA_LAUNCHED("jacobi march_sweep");
   }
 

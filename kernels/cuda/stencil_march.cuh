@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cuda/std/complex>
 
+#include "cuda/cuda_util.cuh"
+#include "cuda/stencil_plan.hpp"
 #include "cuda/warp.cuh"
 
 namespace mm::stencil {
@@ -173,11 +175,17 @@ constexpr int march3v_min_blocks() {
   return RY == 1 ? (AHEAD ? 2 : 3) : 1;
 }
 
-// AHEAD (--tune ahead=regs): the loads of step k + 1 (plane k + 2's rows, plane k + 1's rows
-// beside and row ends) are issued before step k is computed, into registers, so that each
-// thread has two steps' loads in flight instead of one; the values and their order are the
-// same, so is the grid and the change, bit for bit. stencil_march3a.cuh's march3a_sweep does
-// the same through shared memory.
+// AHEAD (--tune ahead=regs, the default for RY 1): the loads of step k + 1 (plane k + 2's
+// rows, plane k + 1's rows beside and row ends) are issued before step k is computed, into
+// registers, so that each thread has two steps' loads in flight instead of one; the values
+// and their order are the same, so is the grid and the change, bit for bit. H100 (double, the
+// change every sweep, N = 256 / 384 / 512 / 768, fraction of the copy): 0.85 / 0.87 / 0.86 /
+// 0.81 against 0.79 / 0.85 / 0.74 / 0.63 without (60 registers with the change, 4 blocks of
+// 256 or 5 of 192 threads a multiprocessor, against 40 and 6 or 8). Without it, ncu counted
+// 1.26 (N = 512) and 1.6 (768) times the sweep's least DRAM bytes: the rows beside a thread's
+// were fetched again after their neighbours' loads had left L2; with it, 1.0 at 768. Tried
+// and dropped: the same through per-thread shared-memory stages filled by cp.async (one or
+// two steps ahead, 40 registers): 0.41-0.70 of the copy, slower than no step ahead.
 template <class T, int V, int RY, bool NORM, bool RANGE = false, bool AHEAD = false>
 __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
@@ -331,6 +339,51 @@ __global__ void __launch_bounds__(32 * BY)
     reduce_change(change, slot, partials, counter,
                   blockIdx.x + std::int64_t{gridDim.x} * blockIdx.y,
                   std::int64_t{gridDim.x} * gridDim.y);
+}
+
+// ---- host: which marching kernel, and its launch ------------------------------------------
+
+// A marching sweep: its arguments are the same for every V, RY, NORM and way of loading.
+template <class T>
+using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, double*, double*, unsigned*);
+
+// cuda-norm's sweep of one row a thread (2D: march2v) for vectors of VEC values, its loads
+// issued as A says (3D; JacobiTuning::ahead).
+template <class T, int V, bool NORM, bool RANGE>
+MarchFn<T> march_row_as(int dim, Ahead a) {
+  if (dim == 2) return &march2v_sweep<T, V, kMarch2Warps, NORM, RANGE>;
+  switch (a) {
+    case Ahead::regs:
+      return &march3v_sweep<T, V, 1, NORM, RANGE, true>;
+    default:
+      return &march3v_sweep<T, V, 1, NORM, RANGE>;
+  }
+}
+template <class T, bool NORM, bool RANGE = false>
+MarchFn<T> march_row_fn(int dim, int vec, Ahead a) {
+  if constexpr (sizeof(T) == 4)
+    if (vec == 4) return march_row_as<T, 4, NORM, RANGE>(dim, a);
+  return vec == 2 ? march_row_as<T, 2, NORM, RANGE>(dim, a)
+                  : march_row_as<T, 1, NORM, RANGE>(dim, a);
+}
+
+// cuda-norm's launch of ROOM (one row a thread) under tuning T_: plan_march with the
+// occupancy of the kernel the tuning picks (with the change: the one with more registers), so
+// that cuda-norm, cuda-timetile's plain sweeps and (with RANGE) a distributed run's slabs that
+// plan through here launch the same grid of blocks and sum the change alike. PLANES as
+// plan_march's.
+template <class T, bool RANGE = false>
+Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& t_,
+                       std::int64_t planes = -1) {
+  const MarchFn<T> with = march_row_fn<T, true, RANGE>(room.dim, vec, march_ahead(t_));
+  return plan_march(
+      room, vec, 1, false, t_, cuda::multiprocessors(),
+      [&](int threads) {
+        int per_sm = 0;
+        MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, with, threads, 0));
+        return per_sm;
+      },
+      planes);
 }
 
 }  // namespace mm::stencil

@@ -42,27 +42,20 @@ struct Launch {
   int wx = 1;               // 3D marching: warps side by side along x
   std::int64_t chunk = 1;   // planes (rows) a block marches through
   std::int64_t chunks = 1;  // chunks each column of tiles is cut into
-  int ahead = 0;            // 3D marching, one row a thread: JacobiTuning::ahead (1..4)
-  std::size_t shared = 0;   // dynamic shared memory a block, bytes
+  int ahead = 0;            // 3D marching, one row a thread: JacobiTuning::ahead (1, 2)
   std::int64_t blocks() const { return gx * gy * gz; }
 };
 
-// How the 3D marching sweep of one row a thread issues its loads (JacobiTuning::ahead).
-enum class Ahead { off = 1, regs = 2, async1 = 3, async2 = 4 };
+// How the 3D marching sweep of one row a thread issues its loads (JacobiTuning::ahead); the
+// code's choice: one step ahead into registers. H100, double, the change every sweep,
+// fraction of the copy at N = 256 / 384 / 512 / 768: off 0.79 / 0.85 / 0.74 / 0.63, regs
+// 0.85 / 0.87 / 0.86 / 0.81 (single: 0.76 / 0.82 / 0.78 / 0.71 against 0.79 / 0.89 / 0.86 /
+// 0.84; bench/results/jacobi_plain_h100_2026-11-25_23b6837.md). Without it the rows beside a
+// thread's (loaded by the blocks beside) were fetched from DRAM again: ncu at N = 768 counted
+// 1.6 times the sweep's least bytes (1.0 with it).
+enum class Ahead { off = 1, regs = 2 };
 inline Ahead march_ahead(const JacobiTuning& t) {
-  return t.ahead ? static_cast<Ahead>(t.ahead) : Ahead::off;
-}
-// Steps ahead its asynchronous copies run (0: none).
-inline int march_async_depth(Ahead a) {
-  return a == Ahead::async2 ? 2 : a == Ahead::async1 ? 1 : 0;
-}
-// Dynamic shared memory a block of THREADS of the asynchronous march (march3a_sweep) takes, D
-// steps ahead, for VEC values of VALUE_BYTES a vector: D + 1 stages of three vectors and one
-// value a thread.
-constexpr std::size_t march_async_shared(std::size_t value_bytes, int vec, int d, int threads) {
-  return d < 1 ? 0
-               : static_cast<std::size_t>(d + 1) * static_cast<std::size_t>(threads) *
-                     (3 * value_bytes * static_cast<std::size_t>(vec) + value_bytes);
+  return t.ahead ? static_cast<Ahead>(t.ahead) : Ahead::regs;
 }
 
 // The vector width of the marching sweeps: the widest (8 or 16 bytes) whose count of values

@@ -38,7 +38,8 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.keys[2].allowed, "fused|plain");
   EXPECT_EQ(k.keys[2].fallback, "fused");
   EXPECT_EQ(k.keys[3].name, "ahead");
-  EXPECT_EQ(k.keys[3].allowed, "off|regs|async1|async2");
+  EXPECT_EQ(k.keys[3].allowed, "off|regs");
+  EXPECT_EQ(k.keys[3].fallback, "regs");
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
     EXPECT_FALSE(key.experimental) << key.name;
@@ -64,10 +65,8 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"norm=fused"}).to_json(), (nlohmann::json{{"norm", "fused"}}));
   EXPECT_EQ(parse({"ahead=off"}).ahead, 1);
   EXPECT_EQ(parse({"ahead=regs"}).ahead, 2);
-  EXPECT_EQ(parse({"ahead=async1"}).ahead, 3);
-  EXPECT_EQ(parse({"ahead=async2"}).ahead, 4);
-  EXPECT_EQ(parse({"ahead=async2"}).to_json(), (nlohmann::json{{"ahead", "async2"}}));
-  EXPECT_EQ(usage_error({"ahead=on"}), "--tune ahead=on: ahead takes off|regs|async1|async2");
+  EXPECT_EQ(parse({"ahead=regs"}).to_json(), (nlohmann::json{{"ahead", "regs"}}));
+  EXPECT_EQ(usage_error({"ahead=on"}), "--tune ahead=on: ahead takes off|regs");
   // Every declared key is read: a value for it shows in to_json().
   for (const auto& [key, value] : {std::pair{"warps", "16"}, std::pair{"chunks", "3"},
                                    std::pair{"norm", "plain"}, std::pair{"ahead", "regs"}})
@@ -117,15 +116,15 @@ TEST(StencilPlan, WaveFillRuleAndRequestedChunks) {
   EXPECT_EQ(stencil::march_chunks(510, 792, 5, 7), 5);    // at most MOST
 }
 
-TEST(StencilPlan, AsynchronousMarchSharedMemory) {
-  // D + 1 stages of three vectors and one value a thread: double, vectors of 2, 256 threads.
-  EXPECT_EQ(stencil::march_async_shared(8, 2, 1, 256), 2u * 256 * (3 * 16 + 8));
-  EXPECT_EQ(stencil::march_async_shared(8, 2, 2, 256), 3u * 256 * (3 * 16 + 8));
-  EXPECT_EQ(stencil::march_async_shared(4, 4, 1, 192), 2u * 192 * (3 * 16 + 4));
-  EXPECT_EQ(stencil::march_async_shared(8, 1, 0, 256), 0u);  // not asynchronous
-  EXPECT_EQ(stencil::march_async_depth(stencil::march_ahead(JacobiTuning{0, 0, 0, 3})), 1);
-  EXPECT_EQ(stencil::march_async_depth(stencil::march_ahead(JacobiTuning{0, 0, 0, 4})), 2);
-  EXPECT_EQ(stencil::march_async_depth(stencil::march_ahead(JacobiTuning{0, 0, 0, 2})), 0);
+TEST(StencilPlan, MarchLoadsAheadUnlessTold) {
+  EXPECT_EQ(stencil::march_ahead(JacobiTuning{}), stencil::Ahead::regs);
+  EXPECT_EQ(stencil::march_ahead(JacobiTuning{0, 0, 0, 1}), stencil::Ahead::off);
+  EXPECT_EQ(stencil::march_ahead(JacobiTuning{0, 0, 0, 2}), stencil::Ahead::regs);
+  // The record names it for the 3D sweep of one row a thread only.
+  EXPECT_EQ(march(3, 64, 1, false, {}).ahead, 2);
+  EXPECT_EQ(march(3, 64, 1, false, {0, 0, 0, 1}).ahead, 1);
+  EXPECT_EQ(march(3, 64, 2, false, {}).ahead, 0);
+  EXPECT_EQ(march(2, 64, 1, false, {}).ahead, 0);
 }
 
 TEST(StencilPlan, March3DDefaultsAndTuning) {
@@ -140,14 +139,14 @@ TEST(StencilPlan, March3DDefaultsAndTuning) {
   EXPECT_EQ(l.gz, 3);
   EXPECT_EQ(l.blocks(), 1530);
   EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
-            (nlohmann::json{{"warps", 8}, {"chunks", 3}, {"ahead", "off"}}));
+            (nlohmann::json{{"warps", 8}, {"chunks", 3}, {"ahead", "regs"}}));
   // 16 warps: two rows of y a block, 3 blocks a multiprocessor.
   l = march(3, 512, 1, false, {16, 0});
   EXPECT_EQ(l.threads, 512);
   EXPECT_EQ(l.gy, 255);
   EXPECT_EQ(l.chunks, 3);
   EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
-            (nlohmann::json{{"warps", 16}, {"chunks", 3}, {"ahead", "off"}}));
+            (nlohmann::json{{"warps", 16}, {"chunks", 3}, {"ahead", "regs"}}));
   // Chunks asked for: 510 planes in 7 chunks of 73.
   l = march(3, 512, 1, false, {0, 7});
   EXPECT_EQ(l.chunk, 73);
@@ -264,8 +263,7 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
         const bool tiled = impl.name == "cuda-timetile" && dim == 3;
         for (const JacobiTuning t :
              {JacobiTuning{}, JacobiTuning{16, 0}, JacobiTuning{8, 1}, JacobiTuning{16, 5},
-              JacobiTuning{0, 65535}, JacobiTuning{0, 0, 0, 2}, JacobiTuning{16, 3, 0, 3},
-              JacobiTuning{0, 0, 0, 4}}) {
+              JacobiTuning{0, 65535}, JacobiTuning{0, 0, 0, 1}, JacobiTuning{16, 3, 0, 1}}) {
           JacobiResult got_r;
           nlohmann::json used;
           const auto got = run_tuned(impl, dim, n, stop, t, got_r, used);
@@ -307,13 +305,13 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
       }
     }
   }
-  EXPECT_EQ(ran, 2 * 4 * 4 * 8) << "expected cuda-norm, -ry2, -ry4 and -col";
+  EXPECT_EQ(ran, 2 * 4 * 4 * 7) << "expected cuda-norm, -ry2, -ry4 and -col";
 }
 
-// cuda-norm's ways of loading (ahead=off, regs, async1, async2) compute the same points from
-// the same values in the same blocks: the grid and the change bit for bit, at sizes whose
-// vectors are 1, 2 and 4 values wide, with the chunks given (the rule's depend on each
-// kernel's occupancy) and with a chunk of one plane (the pipelines' shortest march).
+// cuda-norm's two ways of loading (ahead=off, regs) compute the same points from the same
+// values in the same blocks: the grid and the change bit for bit, at sizes whose vectors are
+// 1, 2 and 4 values wide, with the chunks given (the rule's depend on each kernel's
+// occupancy), among them chunks of one plane (the shortest march: no step ahead).
 TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
@@ -322,23 +320,17 @@ TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
     for (const int chunks : {3, 65535}) {
       for (const int warps : {8, 16}) {
         const JacobiStop stop{9, -1, 2};
-        JacobiResult want_r;
-        nlohmann::json want_used;
-        const auto want =
-            run_tuned(norm, 3, n, stop, JacobiTuning{warps, chunks, 0, 1}, want_r, want_used);
-        for (const int ahead : {2, 3, 4}) {
-          JacobiResult got_r;
-          nlohmann::json used;
-          const auto got =
-              run_tuned(norm, 3, n, stop, JacobiTuning{warps, chunks, 0, ahead}, got_r, used);
-          const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
-          const JacobiTuning asked{0, 0, 0, ahead};
-          EXPECT_EQ(used.value("ahead", ""), asked.to_json().value("ahead", "?")) << what;
-          EXPECT_EQ(used["chunks"], want_used["chunks"]) << what;
-          EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
-          EXPECT_EQ(got_r.norm, want_r.norm) << what;  // bit for bit
-          EXPECT_EQ(got, want) << what;
-        }
+        JacobiResult off_r, regs_r;
+        nlohmann::json off_used, regs_used;
+        const auto off = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1}, off_r, off_used);
+        const auto regs = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 2}, regs_r, regs_used);
+        const std::string what = "N=" + std::to_string(n) + " used " + regs_used.dump();
+        EXPECT_EQ(off_used.value("ahead", ""), "off") << what;
+        EXPECT_EQ(regs_used.value("ahead", ""), "regs") << what;
+        EXPECT_EQ(regs_used["chunks"], off_used["chunks"]) << what;
+        EXPECT_EQ(regs_r.iterations, off_r.iterations) << what;
+        EXPECT_EQ(regs_r.norm, off_r.norm) << what;  // bit for bit
+        EXPECT_EQ(regs, off) << what;
       }
     }
   }
