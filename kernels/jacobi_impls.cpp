@@ -174,7 +174,8 @@ const ImplList<StencilMake<T>>& stencil_impls() {
     };
     l.push_back({"cuda-norm", Device::cuda,
                  "--poisson2d/3d: 8/16-byte vectors along x, whole rows a block, 3 planes in "
-                 "registers marching along z, change reduced in the same kernel",
+                 "registers marching along z (3D: the next plane's loads one step ahead), "
+                 "change reduced in the same kernel",
                  cuda(StencilCudaKernel::march)});
     // Shapes of cuda-norm's march that lose to its one row a thread (3D, N = 256, double, on
     // an H200: 0.74, 0.61 and 0.74 of the copy bandwidth where cuda-norm reaches 0.81; the
@@ -188,7 +189,8 @@ const ImplList<StencilMake<T>>& stencil_impls() {
                  cuda(StencilCudaKernel::march_col), ImplKind::experimental});
     // Passes of K sweeps: at K = 4 (the default) 1.24 / 1.50 / 1.51 / 1.56 of the single-sweep
     // copy bound in effective updates at N = 256 / 384 / 512 / 768 in double, where cuda-norm
-    // reaches 0.79 / 0.84 / 0.73 / 0.59 (H100, bench/results/jacobi_timetile_gpu_h100_*.md).
+    // reached 0.79 / 0.84 / 0.73 / 0.59 (H100, bench/results/jacobi_timetile_gpu_h100_*.md;
+    // 0.85 / 0.87 / 0.86 / 0.81 with its loads one step ahead, jacobi_plain_h100_*.md).
     // Not the default: its change is computed every K sweeps only.
     l.push_back({"cuda-timetile", Device::cuda,
                  "--poisson3d: K sweeps a pass through memory (--time-tile K), 64 x 8R tiles "
