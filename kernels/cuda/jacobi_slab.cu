@@ -31,7 +31,6 @@ struct StencilSlabCuda<T>::Impl {
         count((k1_ - k0_ + 2) * plane),
         tuning(t),
         vec(stencil::march_vector(sizeof(T), r.n)),
-        sms(cuda::multiprocessors()),
         slots(3),
         staging(4 * static_cast<std::size_t>(plane)) {
     // The slowest index of the buffer is the grid's less FIRST (stencil_march.cuh's Room).
@@ -69,32 +68,18 @@ struct StencilSlabCuda<T>::Impl {
     throw DeviceError(s.str());
   }
 
-  template <int V, bool NORM>
-  static MarchFn march_as(int dim) {
-    if (dim == 2) return &stencil::march2v_sweep<T, V, stencil::kMarch2Warps, NORM, true>;
-    return &stencil::march3v_sweep<T, V, 1, NORM, true>;
-  }
+  // cuda-norm's sweep (one row a thread, its loads as the tuning's `ahead` says) over a plane
+  // range, and its plan for a range of PLANES planes: the one-process runner's kernel and
+  // launch, so that one rank's grid and change are cuda-norm's.
   template <bool NORM>
   MarchFn march_fn() const {
-    if constexpr (sizeof(T) == 4)
-      if (vec == 4) return march_as<4, NORM>(room.dim);
-    return vec == 2 ? march_as<2, NORM>(room.dim) : march_as<1, NORM>(room.dim);
+    return stencil::march_row_fn<T, NORM, true>(room.dim, vec, stencil::march_ahead(tuning));
   }
-
-  // cuda-norm's plan (one row a thread) for a range of PLANES planes.
   const stencil::Launch& launch_for(std::int64_t planes) {
     auto it = launches.find(planes);
     if (it != launches.end()) return it->second;
-    const stencil::Launch l = stencil::plan_march(
-        room, vec, 1, false, tuning, sms,
-        [this](int threads) {
-          int per_sm = 0;
-          MM_CUDA(
-              cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, march_fn<true>(), threads, 0));
-          return per_sm;
-        },
-        planes);
-    return launches.emplace(planes, l).first->second;
+    return launches.emplace(planes, stencil::plan_march_rows<T, true>(room, vec, tuning, planes))
+        .first->second;
   }
 
   T* plane_of(int buf, std::int64_t k) const { return grid[buf].get() + (k - first) * plane; }
@@ -102,7 +87,7 @@ struct StencilSlabCuda<T>::Impl {
   HeatedRoom room;
   std::int64_t k0, k1, first, plane, count;
   JacobiTuning tuning;
-  int vec, sms;
+  int vec;
   stencil::Room geo{};
   cuda::Buffer<T> start, grid[2];
   cuda::Buffer<double> partials;
