@@ -12,7 +12,17 @@ struct GpuInfo {
   int count = 0;
   std::string name;    // the first GPU's name
   std::string reason;  // why count is 0
+  // The first GPU's peak memory bytes a clock per multiprocessor: memory clock (double data
+  // rate) times bus width, over the multiprocessors times their clock. How much memory each
+  // multiprocessor's warps must keep busy: about 13 on an H100 SXM, 19 on an H200.
+  double bytes_per_sm_clock = 0;
 };
+
+// Whether the first GPU's memory is "rich" against its multiprocessors (bytes_per_sm_clock at
+// least kMemoryRichBytesPerSmClock): where the defaults of some memory-bound kernels differ
+// (cuda-norm's loads ahead, cuda-timetile's K). False without a GPU.
+inline constexpr double kMemoryRichBytesPerSmClock = 16;
+bool gpu_memory_rich();
 
 // The CUDA GPUs this process can use (count 0 with a reason when built without CUDA).
 GpuInfo cuda_devices();

@@ -160,9 +160,10 @@ struct JacobiTuning {
   // through memory a check.
   int norm = 0;
   // How the 3D marching sweep of one row a thread (cuda-norm) issues its loads: 0 the code's
-  // choice (regs); 1 (off) at the step that uses them; 2 (regs) one step ahead, into
-  // registers (two steps' loads in flight a thread; more registers, fewer blocks). The grid
-  // and the change are the same bit for bit (kernels/cuda/stencil_march.cuh).
+  // choice (by device: off where gpu_memory_rich(), else regs); 1 (off) at the step that uses them;
+  // 2 (regs) one step ahead, into registers (two steps' loads in flight a thread; more registers,
+  // fewer blocks). The grid and the change are the same bit for bit
+  // (kernels/cuda/stencil_march.cuh).
   int ahead = 0;
 
   static const TuneKeys& keys();

@@ -2,6 +2,7 @@
 // (cpu, ref, cuda) and the heated-room stencil family (cpu-stencil, ref-stencil, cuda-*).
 #include <algorithm>
 
+#include "device.hpp"
 #include "instantiate.hpp"
 #include "jacobi.hpp"
 
@@ -94,7 +95,7 @@ const TuneKeys& JacobiTuning::keys() {
         "cuda-norm's 3D sweep: each step's loads issued at that step (off) or one step ahead "
         "into registers (regs: two steps' loads in flight a thread, more registers, fewer "
         "blocks)",
-        "regs"}}};
+        "by device: regs, off where memory is rich (H200)"}}};
   return k;
 }
 
@@ -120,9 +121,14 @@ nlohmann::json JacobiTuning::to_json() const {
   return j;
 }
 
-// The code's choice of K for cuda-timetile.
-int stencil_time_tile_default(std::size_t /*value_bytes*/) {
-  return 4;  // the fastest measured in both precisions at every N (H100)
+// The code's choice of K for cuda-timetile, by precision and device. Double, effective
+// fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768: H100 K = 4 1.24 / 1.50 /
+// 1.51 / 1.56, K = 2 1.19 / 1.36 / 1.44 / 1.43; H200 K = 4 0.90 / 1.10 / 1.11 / 1.15, K = 2
+// 0.94 / 1.11 / 1.19 / 1.23 (the passes are latency-bound: a GPU with richer memory gains less
+// from more sweeps a pass). Single: K = 4 the fastest on both (H200 0.77 / 0.93 / 0.85 / 0.99;
+// K = 2 0.55 / 0.67 / 0.73 / 0.78).
+int stencil_time_tile_default(std::size_t value_bytes) {
+  return value_bytes == 8 && gpu_memory_rich() ? 2 : 4;
 }
 
 StencilPasses stencil_time_tile_passes(const JacobiStop& s, std::int64_t iterations, int k,

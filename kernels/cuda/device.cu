@@ -30,7 +30,19 @@ GpuInfo cuda_devices() {
   }
   g.count = n;
   g.name = p.name;
+  int mem_khz = 0, bus_bits = 0, sm_khz = 0;
+  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0) == cudaSuccess &&
+      cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, 0) == cudaSuccess && sm_khz > 0 &&
+      p.multiProcessorCount > 0)
+    g.bytes_per_sm_clock =
+        2.0 * mem_khz * (bus_bits / 8.0) / (double(sm_khz) * p.multiProcessorCount);
   return g;
+}
+
+bool gpu_memory_rich() {
+  static const bool rich = cuda_devices().bytes_per_sm_clock >= kMemoryRichBytesPerSmClock;
+  return rich;
 }
 
 std::int64_t cuda_free_memory() {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "device.hpp"
 #include "jacobi.hpp"
 #include "mm/error.hpp"
 
@@ -46,16 +47,21 @@ struct Launch {
   std::int64_t blocks() const { return gx * gy * gz; }
 };
 
-// How the 3D marching sweep of one row a thread issues its loads (JacobiTuning::ahead); the
-// code's choice: one step ahead into registers. H100, double, the change every sweep,
-// fraction of the copy at N = 256 / 384 / 512 / 768: off 0.79 / 0.85 / 0.74 / 0.63, regs
-// 0.85 / 0.87 / 0.86 / 0.81 (single: 0.76 / 0.82 / 0.78 / 0.71 against 0.79 / 0.89 / 0.86 /
-// 0.84; bench/results/jacobi_plain_h100_2026-11-25_23b6837.md). Without it the rows beside a
-// thread's (loaded by the blocks beside) were fetched from DRAM again: ncu at N = 768 counted
-// 1.6 times the sweep's least bytes (1.0 with it).
+// How the 3D marching sweep of one row a thread issues its loads (JacobiTuning::ahead). The
+// code's choice differs by device. H100, double, the change every sweep, fraction of the copy
+// at N = 256 / 384 / 512 / 768: off 0.79 / 0.85 / 0.74 / 0.63, regs 0.85 / 0.87 / 0.86 / 0.81
+// (single: 0.76 / 0.82 / 0.78 / 0.71 against 0.79 / 0.89 / 0.86 / 0.84;
+// bench/results/jacobi_plain_h100_2026-11-25_23b6837.md). Without it the rows beside a thread's
+// (loaded by the blocks beside) were fetched from DRAM again: ncu at N = 768 counted 1.6 times
+// the sweep's least bytes (1.0 with it). The H200, in the same call for both: off 0.83 / 0.84 /
+// 0.81 / 0.72, regs 0.75 / 0.77 / 0.80 / 0.70 (single: off 0.73 / 0.84 / 0.87 / 0.80, regs
+// 0.68 / 0.80 / 0.78 / 0.75): with 1.4 times the H100's bytes a clock per multiprocessor, the
+// extra registers' cost in resident blocks outweighs the loads they hide. So: regs, but off
+// where memory is rich (device.hpp's gpu_memory_rich: H200 yes, H100 no).
 enum class Ahead { off = 1, regs = 2 };
 inline Ahead march_ahead(const JacobiTuning& t) {
-  return t.ahead ? static_cast<Ahead>(t.ahead) : Ahead::regs;
+  if (t.ahead) return static_cast<Ahead>(t.ahead);
+  return gpu_memory_rich() ? Ahead::off : Ahead::regs;
 }
 
 // The vector width of the marching sweeps: the widest (8 or 16 bytes) whose count of values

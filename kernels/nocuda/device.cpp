@@ -11,6 +11,10 @@ GpuInfo cuda_devices() {
   return g;
 }
 
+bool gpu_memory_rich() {
+  return false;
+}
+
 std::int64_t cuda_free_memory() {
   throw DeviceError("built without CUDA");
 }

@@ -1,6 +1,9 @@
 // GPU presence and --device resolution. GPU tests skip, saying why, where there is no GPU.
 #include <gtest/gtest.h>
 
+#include <iostream>
+#include <string>
+
 #include "device.hpp"
 #include "mm/error.hpp"
 
@@ -14,6 +17,25 @@ TEST(Gpu, DeviceQueryNamesTheGpu) {
   EXPECT_FALSE(g.name.empty());
   EXPECT_EQ(resolve_device("auto", false, "test"), Device::cuda);
   EXPECT_EQ(resolve_device("cuda", false, "test"), Device::cuda);
+}
+
+// The memory-per-multiprocessor balance some defaults follow (cuda-norm's loads ahead,
+// cuda-timetile's K): read off the device's attributes, and on the two Hopper GPUs these
+// defaults were measured on, on the side each was measured to be.
+TEST(Gpu, MemoryBalanceSplitsTheH100FromTheH200) {
+  const GpuInfo g = cuda_devices();
+  if (g.count == 0) GTEST_SKIP() << "no usable GPU: " << g.reason;
+  RecordProperty("bytes_per_sm_clock", std::to_string(g.bytes_per_sm_clock));
+  std::cout << g.name << ": " << g.bytes_per_sm_clock << " bytes a clock per multiprocessor\n";
+  EXPECT_GT(g.bytes_per_sm_clock, 1.0);
+  EXPECT_LT(g.bytes_per_sm_clock, 100.0);
+  EXPECT_EQ(gpu_memory_rich(), g.bytes_per_sm_clock >= kMemoryRichBytesPerSmClock);
+  if (g.name.find("H100") != std::string::npos && g.name.find("NVL") == std::string::npos) {
+    EXPECT_FALSE(gpu_memory_rich()) << g.bytes_per_sm_clock;
+  }
+  if (g.name.find("H200") != std::string::npos) {
+    EXPECT_TRUE(gpu_memory_rich()) << g.bytes_per_sm_clock;
+  }
 }
 
 TEST(Device, CudaWithoutGpuIsDeviceErrorAutoFallsBack) {

@@ -39,7 +39,7 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.keys[2].fallback, "fused");
   EXPECT_EQ(k.keys[3].name, "ahead");
   EXPECT_EQ(k.keys[3].allowed, "off|regs");
-  EXPECT_EQ(k.keys[3].fallback, "regs");
+  EXPECT_EQ(k.keys[3].fallback, "by device: regs, off where memory is rich (H200)");
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
     EXPECT_FALSE(key.experimental) << key.name;
