@@ -169,54 +169,27 @@ namespace mm {
 
 namespace {
 
-using cuda::Buffer;
-using cuda::lu::BlockedLu;
-using cuda::lu::check_int_size;
-using cuda::lu::Index;
-using cuda::lu::host::kLegacy;
+using cuda::lu::BlockedFactors;
 
 template <class T>
 class BlockedRunner final : public cuda::CudaRunner {
  public:
-  explicit BlockedRunner(const LuProblem<T>& p) : p_(p), n_(p.a->rows) {
-    check_int_size(n_, "cuda-blocked");
-    lu_cuda_nb(n_, p.tuning);  // a panel too wide: refused before anything is uploaded
-  }
-  void upload() override {
-    a_ = Buffer<T>(p_.a->data.data(), p_.a->data.size());
-    lu_ = Buffer<T>(p_.a->data.size());
-    lu_.fill_bytes(0xff);  // poison: the factorization must write every element
-    if (n_ > 0) engine_ = std::make_unique<BlockedLu<T>>(n_, p_.tuning, p_.profile);
-  }
-  void download() override {
-    lu_.download(p_.lu->data.data(), p_.lu->data.size());
-    if (engine_) engine_->pivots(*p_.ipiv);
-  }
-  nlohmann::json tuning() const override {
-    return engine_ ? engine_->tuning() : nlohmann::json::object();
-  }
+  explicit BlockedRunner(const LuProblem<T>& p) : p_(p), factors_(p.a->rows, p.tuning, p.profile) {}
+  void upload() override { factors_.upload(*p_.a); }
+  void download() override { factors_.download(*p_.lu, *p_.ipiv); }
+  nlohmann::json tuning() const override { return factors_.tuning(); }
   // Printed to stderr each time it is asked for (measure() asks once, after the runs): the
   // engine's profile waits for the runs' events, outside the timed phases.
-  nlohmann::json profile() const override { return engine_ ? engine_->profile_report() : nullptr; }
+  nlohmann::json profile() const override { return factors_.profile(); }
 
  protected:
   // A fresh copy of A (timed, as the CPU runners' copy is), factored in place.
-  void launch() override {
-    if (!engine_) return;
-    MM_CUDA(cudaMemcpyAsync(lu_.get(), a_.get(), a_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
-                            kLegacy));
-    engine_->factor(lu_.get());
-  }
-
-  void after() override {
-    if (engine_) engine_->check();
-  }
+  void launch() override { factors_.factor(); }
+  void after() override { factors_.check(); }
 
  private:
   LuProblem<T> p_;
-  Index n_;
-  Buffer<T> a_, lu_;
-  std::unique_ptr<BlockedLu<T>> engine_;
+  BlockedFactors<T> factors_;
 };
 
 }  // namespace

@@ -4,13 +4,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/lu/leaf_plan.cuh"
+#include "cuda/lu/lu_cuda.hpp"
 #include "cuda/lu/profile.cuh"
+#include "cuda/lu/runner_checks.cuh"
 #include "cuda/lu/streams_graph.cuh"
 #include "cuda/lu/types.cuh"
 #include "lu.hpp"
@@ -81,6 +84,52 @@ class BlockedLu {
   Buffer<unsigned char> workspace_;
   host::Graph graph_;  // after the buffers it names: destroyed before them
   const T* graph_a_ = nullptr;
+};
+
+// What both cuda-blocked runners (mmlu's factorization, mmsolve's LU solve) hold: A and the
+// copy of it that each run factors, and the engine (none for n = 0).
+template <class T>
+class BlockedFactors {
+ public:
+  // Refused before anything is uploaded: N beyond 32-bit indices, a panel too wide.
+  BlockedFactors(Index n, const LuTuning& tuning, int profile)
+      : n_(n), tuning_(tuning), profile_(profile) {
+    check_int_size(n, "cuda-blocked");
+    lu_cuda_nb(n, tuning);
+  }
+  // A (n x n) to the device, and the engine.
+  void upload(const Dense<T>& a) {
+    copy_.upload(a);
+    if (n_ > 0) engine_ = std::make_unique<BlockedLu<T>>(n_, tuning_, profile_);
+  }
+  // A fresh copy of A factored in place, ordered on stream 0 (BlockedLu::factor); nothing
+  // for n = 0.
+  void factor() {
+    if (!engine_) return;
+    copy_.refresh();
+    engine_->factor(copy_.lu());
+  }
+  // A X = B in place on X (n x k, device) by the last factor()'s factors (n > 0).
+  void solve(T* x, Index k) { engine_->solve(copy_.lu(), x, k); }
+  // Throws where the last run met an exact zero pivot (waits for it).
+  void check() const {
+    if (engine_) engine_->check();
+  }
+  // The factors and LAPACK's 1-based pivots.
+  void download(Dense<T>& lu, std::vector<std::int64_t>& ipiv) const {
+    copy_.download(lu);
+    if (engine_) engine_->pivots(ipiv);
+  }
+  // Runner::tuning() and Runner::profile(): the engine's (empty, null for n = 0).
+  nlohmann::json tuning() const { return engine_ ? engine_->tuning() : nlohmann::json::object(); }
+  nlohmann::json profile() const { return engine_ ? engine_->profile_report() : nullptr; }
+
+ private:
+  Index n_;
+  LuTuning tuning_;
+  int profile_;
+  FactorCopy<T> copy_;
+  std::unique_ptr<BlockedLu<T>> engine_;
 };
 
 }  // namespace mm::cuda::lu

@@ -36,9 +36,7 @@ namespace mm {
 namespace {
 
 using cuda::Buffer;
-using cuda::lu::BlockedLu;
-using cuda::lu::check_int_size;
-using cuda::lu::Index;
+using cuda::lu::BlockedFactors;
 using cuda::lu::host::kLegacy;
 
 template <class T>
@@ -46,38 +44,29 @@ class BlockedSolveRunner final : public cuda::CudaRunner {
  public:
   BlockedSolveRunner(const Dense<T>& a, const Dense<T>& b, Dense<T>& x, SolveReport& report,
                      const LuTuning& tuning, int profile)
-      : a_host_(a), b_host_(b), x_host_(x), report_(report), tuning_(tuning), profile_(profile) {
-    check_int_size(a.rows, "cuda-blocked");
-    lu_cuda_nb(a.rows, tuning);  // a panel too wide: refused before anything is uploaded
-  }
+      : a_host_(a), b_host_(b), x_host_(x), report_(report), factors_(a.rows, tuning, profile) {}
   void upload() override {
-    a_ = Buffer<T>(a_host_.data.data(), a_host_.data.size());
+    factors_.upload(a_host_);
     b_ = Buffer<T>(b_host_.data.data(), b_host_.data.size());
-    lu_ = Buffer<T>(a_host_.data.size());
     x_ = Buffer<T>(b_host_.data.size());
     x_.fill_bytes(0xff);
-    if (a_host_.rows > 0) engine_ = std::make_unique<BlockedLu<T>>(a_host_.rows, tuning_, profile_);
   }
   void download() override { x_.download(x_host_.data.data(), x_host_.data.size()); }
-  nlohmann::json tuning() const override {
-    return engine_ ? engine_->tuning() : nlohmann::json::object();
-  }
+  nlohmann::json tuning() const override { return factors_.tuning(); }
   // As mmlu's runner: the factorizations' profile, printed each time it is asked for.
-  nlohmann::json profile() const override { return engine_ ? engine_->profile_report() : nullptr; }
+  nlohmann::json profile() const override { return factors_.profile(); }
 
  protected:
   void launch() override {
-    if (!engine_) return;
-    MM_CUDA(cudaMemcpyAsync(lu_.get(), a_.get(), a_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
-                            kLegacy));
-    engine_->factor(lu_.get());
+    if (a_host_.rows == 0) return;
+    factors_.factor();
     MM_CUDA(cudaMemcpyAsync(x_.get(), b_.get(), b_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
                             kLegacy));
-    if (b_host_.cols > 0) engine_->solve(lu_.get(), x_.get(), b_host_.cols);
+    if (b_host_.cols > 0) factors_.solve(x_.get(), b_host_.cols);
   }
   void before() override { report_ = SolveReport{}; }
   void after() override {
-    if (engine_) engine_->check();
+    factors_.check();
     report_.flops = lu_flops<T>(a_host_.rows) + lu_solve_flops<T>(a_host_.rows, b_host_.cols);
   }
 
@@ -86,10 +75,8 @@ class BlockedSolveRunner final : public cuda::CudaRunner {
   const Dense<T>& b_host_;
   Dense<T>& x_host_;
   SolveReport& report_;
-  LuTuning tuning_;
-  int profile_;
-  Buffer<T> a_, b_, lu_, x_;
-  std::unique_ptr<BlockedLu<T>> engine_;
+  BlockedFactors<T> factors_;
+  Buffer<T> b_, x_;
 };
 
 }  // namespace

@@ -110,6 +110,7 @@ using cuda::Buffer;
 using cuda::lu::check_int_size;
 using cuda::lu::check_zero_pivot;
 using cuda::lu::download_pivots;
+using cuda::lu::FactorCopy;
 using cuda::lu::Index;
 using cuda::lu::host::kLegacy;
 
@@ -120,25 +121,22 @@ class HybridRunner final : public cuda::CudaRunner {
     check_int_size(n_, "cuda-hybrid");
   }
   void upload() override {
-    a_ = Buffer<T>(p_.a->data.data(), p_.a->data.size());
-    lu_ = Buffer<T>(p_.a->data.size());
-    lu_.fill_bytes(0xff);
+    copy_.upload(*p_.a);
     ipiv_ = Buffer<int>(static_cast<std::size_t>(n_));
     info_ = Buffer<unsigned long long>(1);
   }
   void download() override {
-    lu_.download(p_.lu->data.data(), p_.lu->data.size());
+    copy_.download(*p_.lu);
     download_pivots(ipiv_, *p_.ipiv);
   }
 
  protected:
   void launch() override {
     if (n_ == 0) return;
-    MM_CUDA(cudaMemcpyAsync(lu_.get(), a_.get(), a_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
-                            kLegacy));
+    copy_.refresh();
     MM_CUDA(cudaMemsetAsync(info_.get(), 0xff, sizeof(unsigned long long), kLegacy));
     for (Index k = 0; k < n_; ++k)
-      cuda::lu::hybrid_step(lu_.get(), n_, k, ipiv_.get(), info_.get(), kLegacy);
+      cuda::lu::hybrid_step(copy_.lu(), n_, k, ipiv_.get(), info_.get(), kLegacy);
   }
 
   void after() override {
@@ -148,7 +146,7 @@ class HybridRunner final : public cuda::CudaRunner {
  private:
   LuProblem<T> p_;
   Index n_;
-  Buffer<T> a_, lu_;
+  FactorCopy<T> copy_;
   Buffer<int> ipiv_;
   Buffer<unsigned long long> info_;
 };

@@ -1,4 +1,5 @@
-// What the CUDA LU runners check and read back: 32-bit sizes, the zero-pivot flag, the pivots.
+// What the CUDA LU runners check, hold and read back: 32-bit sizes, A and the copy each run
+// factors, the zero-pivot flag, the pivots.
 #pragma once
 
 #include <climits>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "cuda/cuda_util.cuh"
+#include "cuda/lu/streams_graph.cuh"
 #include "cuda/lu/types.cuh"
 #include "lu.hpp"
 #include "mm/error.hpp"
@@ -16,6 +18,29 @@ namespace mm::cuda::lu {
 inline void check_int_size(Index n, const char* impl) {
   if (n > INT_MAX / 2) throw DeviceError(std::string(impl) + ": n beyond 32-bit indices");
 }
+
+// A (n x n) on the device and LU, the copy of it that each run factors in place: every run
+// starts with a fresh copy (on stream 0, timed, as the CPU runners' copy is).
+template <class T>
+class FactorCopy {
+ public:
+  // A to the device; LU poisoned (0xff bytes): the factorization must write every element.
+  void upload(const Dense<T>& a) {
+    a_ = Buffer<T>(a.data.data(), a.data.size());
+    lu_ = Buffer<T>(a.data.size());
+    lu_.fill_bytes(0xff);
+  }
+  // LU = A, on stream 0.
+  void refresh() {
+    MM_CUDA(cudaMemcpyAsync(lu_.get(), a_.get(), a_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
+                            host::kLegacy));
+  }
+  T* lu() const { return lu_.get(); }
+  void download(Dense<T>& out) const { lu_.download(out.data.data(), out.data.size()); }
+
+ private:
+  Buffer<T> a_, lu_;
+};
 
 // INFO as the kernels leave it (kNoZeroPivot, or the 0-based column of the first exact zero
 // pivot): NumericalError naming the column, as the CPU code words it. Waits for the device.
