@@ -1,6 +1,6 @@
 // The pivot exchange the two cluster leaves share (cluster_leaf.cu: rows in shared memory;
 // register_leaf.cu: rows in registers): the launch arguments, the pushed pivot candidate, the
-// pivot step's bookkeeping and swaps outside the leaf.
+// pivot step's bookkeeping and swaps outside the leaf, and the block size they rest on.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,6 +12,16 @@
 #include "cuda/lu/pivot_search.cuh"
 
 namespace mm::cuda::lu::detail {
+
+// Both leaves' block: 16 warps, one a block of the largest cluster (the Pusher's warp b sends to
+// block b), each thread swapping at most one column outside the leaf (outside_column;
+// cluster_leaf_factor refuses a wider panel). The shared-memory leaf holds up to ~900 rows of
+// 32 doubles a block, and each column's update walks them a warp-row at a time: 16 warps keep
+// shared memory busy without a register cap of 64. The register leaf runs one block a
+// multiprocessor: up to 128 registers a thread, 64 of them the rows.
+constexpr int kLeafThreads = 512;
+constexpr int kLeafWarps = kLeafThreads / 32;
+static_assert(kLeafWarps >= kClusterMostBlocks, "a warp sends to each block");
 
 template <class D>
 struct ClusterArgs {

@@ -23,10 +23,6 @@ namespace {
 namespace cg = cooperative_groups;
 using namespace detail;
 
-// 16 warps: a leaf block holds up to ~900 rows of 32 doubles, and each column's update walks
-// them a warp-row at a time; 16 warps keep shared memory busy without a register cap of 64.
-constexpr int kThreads = 512;
-constexpr int kWarps = kThreads / 32;
 constexpr int kUnroll = 4;  // rows in flight per lane in the column update
 
 // Dynamic shared memory, for either exchange: the block's rows, then
@@ -36,12 +32,12 @@ constexpr int kUnroll = 4;  // rows in flight per lane in the column update
 //         and two mbarriers.
 template <class D, int W>
 std::size_t sync_extra() {
-  return 4 * W * sizeof(D) + (2 + kWarps + 1) * (sizeof(double) + sizeof(int));
+  return 4 * W * sizeof(D) + (2 + kLeafWarps + 1) * (sizeof(double) + sizeof(int));
 }
 template <class D, int W>
 std::size_t push_extra(int blocks) {
   return 2 * static_cast<std::size_t>(blocks) * sizeof(Candidate<D, W>) + 2 * W * sizeof(D) +
-         kWarps * (sizeof(double) + sizeof(int)) + 2 * sizeof(unsigned long long);
+         kLeafWarps * (sizeof(double) + sizeof(int)) + 2 * sizeof(unsigned long long);
 }
 template <class D, int W>
 std::size_t smem_bytes(int rows, int blocks) {
@@ -52,7 +48,7 @@ std::size_t smem_bytes(int rows, int blocks) {
 // A block's share of the leaf: rows [R0, R0 + NR) (leaf-relative) in shared memory S, W
 // values a row; loaded from and stored back to the matrix, column 0's first candidate, and
 // the one column of the enclosing panel outside the leaf this thread swaps (-1: none; the
-// host allows at most kThreads of them).
+// host allows at most kLeafThreads of them).
 template <class D, int W>
 struct BlockRows {
   const ClusterArgs<D>& p;
@@ -65,19 +61,19 @@ struct BlockRows {
   }
   __device__ D* at(int r) const { return p.mat + static_cast<Index>(p.g0 + r0 + r) * p.lda + p.g0; }
   __device__ void load() const {
-    for (int e = threadIdx.x; e < nr * W; e += kThreads) {
+    for (int e = threadIdx.x; e < nr * W; e += kLeafThreads) {
       const int r = e / W, c = e % W;
       s[e] = c < p.w ? at(r)[c] : D{};
     }
   }
   __device__ void store() const {
-    for (int e = threadIdx.x; e < nr * W; e += kThreads) {
+    for (int e = threadIdx.x; e < nr * W; e += kLeafThreads) {
       const int r = e / W, c = e % W;
       if (c < p.w) at(r)[c] = s[e];
     }
   }
   __device__ void first_candidate(double& mag, int& idx) const {
-    for (int r = threadIdx.x; r < nr; r += kThreads) {
+    for (int r = threadIdx.x; r < nr; r += kLeafThreads) {
       const double v = magnitude(s[r * W]);
       if (better(v, r0 + r, mag, idx)) mag = v, idx = r0 + r;
     }
@@ -96,7 +92,7 @@ template <class D, int W>
 __device__ __forceinline__ void update_rows(D* s, int j, int w, int r0, int nr, D pv, D piv,
                                             double& mag, int& idx) {
   constexpr int RPW = 32 / W;
-  constexpr int kStride = kWarps * RPW;
+  constexpr int kStride = kLeafWarps * RPW;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, sub = lane / W, c = lane % W;
   mag = 0, idx = -1;
   const bool live = piv != D{};
@@ -138,7 +134,7 @@ __device__ __forceinline__ void update_rows(D* s, int j, int w, int r0, int nr, 
 // during the update (measured on the H200: 5 % faster than gathers after the leaf). Rows are
 // leaf-relative; a warp covers 32 / W rows at a time.
 template <class D, int W>
-__global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p) {
+__global__ void __launch_bounds__(kLeafThreads) cluster_leaf_kernel(ClusterArgs<D> p) {
   cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ __align__(16) unsigned char smem[];
   D* s = reinterpret_cast<D*>(smem);
@@ -146,7 +142,7 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
   D* rowj = cand + 2 * W;    // [2][W]
   double* cmag = reinterpret_cast<double*>(rowj + 2 * W);
   double* red_mag = cmag + 2;
-  int* cidx = reinterpret_cast<int*>(red_mag + kWarps + 1);
+  int* cidx = reinterpret_cast<int*>(red_mag + kLeafWarps + 1);
   int* red_idx = cidx + 2;
   const int t = threadIdx.x, lane = t % 32, c = lane % W;
   const int rank = static_cast<int>(cluster.block_rank());
@@ -160,7 +156,7 @@ __global__ void __launch_bounds__(kThreads) cluster_leaf_kernel(ClusterArgs<D> p
   rows.first_candidate(mag, idx);
   for (int j = 0; j < p.w; ++j) {
     const int par = j & 1;
-    block_argmax<kThreads>(mag, idx, red_mag, red_idx);
+    block_argmax<kLeafThreads>(mag, idx, red_mag, red_idx);
     if (t == 0) cmag[par] = mag, cidx[par] = idx;
     if (t < W) {
       if (idx >= 0) cand[par * W + t] = s[(idx - r0) * W + t];
@@ -243,7 +239,7 @@ struct LeafClock<true> {
 // cluster barrier. Within a block, a barrier between the pushes and the wait keeps the pivot
 // step's row writes after every warp's reads of the rows it pushes.
 template <class D, int W, bool Timed>
-__global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
+__global__ void __launch_bounds__(kLeafThreads) push_leaf_kernel(ClusterArgs<D> p) {
   using Cand = Candidate<D, W>;
   cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ __align__(16) unsigned char smem[];
@@ -252,8 +248,8 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
   Cand* cands = reinterpret_cast<Cand*>(s + p.rows * W);  // [2][blocks]
   D* rowj = reinterpret_cast<D*>(cands + 2 * blocks);     // [2][W]
   double* red_mag = reinterpret_cast<double*>(rowj + 2 * W);
-  int* red_idx = reinterpret_cast<int*>(red_mag + kWarps);
-  unsigned long long* mbar = reinterpret_cast<unsigned long long*>(red_idx + kWarps);
+  int* red_idx = reinterpret_cast<int*>(red_mag + kLeafWarps);
+  unsigned long long* mbar = reinterpret_cast<unsigned long long*>(red_idx + kLeafWarps);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32, c = lane % W;
   const int rank = static_cast<int>(cluster.block_rank());
   const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
@@ -287,9 +283,9 @@ __global__ void __launch_bounds__(kThreads) push_leaf_kernel(ClusterArgs<D> p) {
     if (t == 0) mbar_expect(smem_addr(mbar + par), bytes);
     __syncthreads();  // the slots, and every row's update of column j - 1
     clk.lap(kArgmax);
-    mag = lane < kWarps ? red_mag[lane] : 0.0;
-    idx = lane < kWarps ? red_idx[lane] : -1;
-    warp_argmax_all<kWarps>(mag, idx);
+    mag = lane < kLeafWarps ? red_mag[lane] : 0.0;
+    idx = lane < kLeafWarps ? red_idx[lane] : -1;
+    warp_argmax_all<kLeafWarps>(mag, idx);
     pusher.send(
         par, mag, idx, [&](int l) { return idx >= 0 ? s[(idx - r0) * W + l] : D{}; },
         j >= r0 && j < r0 + nr, [&](int l) { return s[(j - r0) * W + l]; });
@@ -335,7 +331,7 @@ void set_attributes(std::size_t smem) {
 template <class D, int W>
 void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st) {
   cudaLaunchAttribute attr{};
-  const cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kThreads, plan.smem, st, &attr);
+  const cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kLeafThreads, plan.smem, st, &attr);
   if (plan.push && plan.timed)
     MM_CUDA(cudaLaunchKernelEx(&cfg, push_leaf_kernel<D, W, true>, args));
   else if (plan.push)
@@ -360,7 +356,7 @@ void cluster_leaf_prepare(std::size_t smem) {
 
 template <class T>
 bool cluster_leaf_schedules(int blocks, std::size_t smem) {
-  return cluster_schedules(cluster_leaf_kernel<dev_t<T>, 32>, blocks, kThreads, smem);
+  return cluster_schedules(cluster_leaf_kernel<dev_t<T>, 32>, blocks, kLeafThreads, smem);
 }
 
 template <class T>
@@ -374,7 +370,7 @@ template <class T>
 void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int m, int w, int pc0,
                          int pc1, int* ipiv, unsigned long long* info, cudaStream_t st) {
   using D = dev_t<T>;
-  if (w > plan.width || pc1 - pc0 > kThreads)
+  if (w > plan.width || pc1 - pc0 > kLeafThreads)
     throw DeviceError("cluster leaf: " + std::to_string(w) + " columns in a panel of " +
                       std::to_string(pc1 - pc0) + " beyond its plan");
   const ClusterArgs<D> args{

@@ -22,9 +22,6 @@ namespace {
 namespace cg = cooperative_groups;
 using namespace detail;
 
-// 16 warps of one block a multiprocessor: up to 128 registers a thread, 64 of them the rows.
-constexpr int kThreads = 512;
-constexpr int kWarps = kThreads / 32;
 constexpr int kRowBytes = 256;  // the leaf's values a thread holds
 
 // Rows a thread holds at width W (0: the width does not fit). Real types only: complex
@@ -46,14 +43,14 @@ constexpr int kTileRow = W + 1;
 // of the warps' reduction slots, and two mbarriers.
 template <class D, int W>
 std::size_t reg_smem(int blocks) {
-  return static_cast<std::size_t>(kThreads) * kTileRow<W> * sizeof(D) +
+  return static_cast<std::size_t>(kLeafThreads) * kTileRow<W> * sizeof(D) +
          2 * (static_cast<std::size_t>(blocks) * sizeof(Candidate<D, W>) +
-              (kWarps + 2) * W * sizeof(D) + kWarps * (sizeof(double) + sizeof(int))) +
+              (kLeafWarps + 2) * W * sizeof(D) + kLeafWarps * (sizeof(double) + sizeof(int))) +
          2 * sizeof(unsigned long long);
 }
 
 // The contract of push_leaf_kernel (cluster_leaf.cu) with the rows in registers: thread t of
-// block b holds rows b * ROWS + k * kThreads + t (leaf-relative), k < R. Per column j (the
+// block b holds rows b * ROWS + k * kLeafThreads + t (leaf-relative), k < R. Per column j (the
 // loop is unrolled, so every register index is a constant): each warp's best candidate is
 // staged with its row in shared memory, one block barrier, the block's best pushed with row j
 // (block 0's thread j holds it); after the wait every thread reduces the candidates, the
@@ -62,21 +59,21 @@ std::size_t reg_smem(int blocks) {
 // alternate by parity: a parity is written again only after the next column's block barrier,
 // which every warp reaches after its reads of this one.
 template <class D, int W>
-__global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p) {
+__global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D> p) {
   constexpr int R = per_thread<D, W>();
   static_assert(R >= 1);
   using Cand = Candidate<D, W>;
   cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ __align__(16) unsigned char smem[];
   const int blocks = static_cast<int>(cluster.num_blocks());
-  D* tile = reinterpret_cast<D*>(smem);                                  // [kThreads][kTileRow<W>]
-  Cand* cands = reinterpret_cast<Cand*>(tile + kThreads * kTileRow<W>);  // [2][blocks]
-  D* rowj = reinterpret_cast<D*>(cands + 2 * blocks);                    // [2][W]
-  D* stage = rowj + 2 * W;                                               // [2][kWarps][W]
-  D* stagej = stage + 2 * kWarps * W;                                    // [2][W]
-  double* red_mag = reinterpret_cast<double*>(stagej + 2 * W);           // [2][kWarps]
-  int* red_idx = reinterpret_cast<int*>(red_mag + 2 * kWarps);           // [2][kWarps]
-  unsigned long long* mbar = reinterpret_cast<unsigned long long*>(red_idx + 2 * kWarps);
+  D* tile = reinterpret_cast<D*>(smem);  // [kLeafThreads][kTileRow<W>]
+  Cand* cands = reinterpret_cast<Cand*>(tile + kLeafThreads * kTileRow<W>);  // [2][blocks]
+  D* rowj = reinterpret_cast<D*>(cands + 2 * blocks);                        // [2][W]
+  D* stage = rowj + 2 * W;                                                   // [2][kLeafWarps][W]
+  D* stagej = stage + 2 * kLeafWarps * W;                                    // [2][W]
+  double* red_mag = reinterpret_cast<double*>(stagej + 2 * W);               // [2][kLeafWarps]
+  int* red_idx = reinterpret_cast<int*>(red_mag + 2 * kLeafWarps);           // [2][kLeafWarps]
+  unsigned long long* mbar = reinterpret_cast<unsigned long long*>(red_idx + 2 * kLeafWarps);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const int rank = static_cast<int>(cluster.block_rank());
   const int r0 = rank * p.rows;
@@ -86,14 +83,14 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
 
   // Slot k's rows through the tile, the matrix read a row after another: thread t moves column
   // t % W of rows t / W + i * kStep.
-  constexpr int kStep = kThreads / W;
+  constexpr int kStep = kLeafThreads / W;
   const int tc = t % W, tr = t / W;
   const Index step = kStep * p.lda;
   D a[R][W];
   bool have[R];  // the slot holds a row of the leaf
 #pragma unroll
   for (int k = 0; k < R; ++k) {
-    const int base = r0 + k * kThreads;
+    const int base = r0 + k * kLeafThreads;
     have[k] = base + t < p.m;
     const D* src = p.mat + static_cast<Index>(p.g0 + base + tr) * p.lda + p.g0 + tc;
 #pragma unroll
@@ -110,7 +107,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
   int idx = -1;
 #pragma unroll
   for (int k = 0; k < R; ++k) {
-    const int r = r0 + k * kThreads + t;
+    const int r = r0 + k * kLeafThreads + t;
     if (have[k] && better(magnitude(a[k][0]), r, mag, idx)) mag = magnitude(a[k][0]), idx = r;
   }
   cluster.sync();  // every block's mbarriers initialised before the first push
@@ -121,11 +118,11 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     const int par = j & 1;
     // The warp's best, in every lane; its owner stages the row, block 0's thread j row j.
     warp_argmax_all(mag, idx);
-    if (lane == 0) red_mag[par * kWarps + warp] = mag, red_idx[par * kWarps + warp] = idx;
-    D* mine = stage + (par * kWarps + warp) * W;
+    if (lane == 0) red_mag[par * kLeafWarps + warp] = mag, red_idx[par * kLeafWarps + warp] = idx;
+    D* mine = stage + (par * kLeafWarps + warp) * W;
 #pragma unroll
     for (int k = 0; k < R; ++k) {
-      if (idx == r0 + k * kThreads + t) {
+      if (idx == r0 + k * kLeafThreads + t) {
 #pragma unroll
         for (int c = 0; c < W; ++c) mine[c] = a[k][c];
       }
@@ -136,12 +133,12 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     }
     if (t == 0) mbar_expect(smem_addr(mbar + par), bytes);
     __syncthreads();  // the staged rows and the warps' slots
-    double bm = lane < kWarps ? red_mag[par * kWarps + lane] : 0.0;
-    int bi = lane < kWarps ? red_idx[par * kWarps + lane] : -1;
-    warp_argmax_all<kWarps>(bm, bi);
-    const int wb = bi >= 0 ? (bi - r0) % kThreads / 32 : 0;  // the warp that staged it
+    double bm = lane < kLeafWarps ? red_mag[par * kLeafWarps + lane] : 0.0;
+    int bi = lane < kLeafWarps ? red_idx[par * kLeafWarps + lane] : -1;
+    warp_argmax_all<kLeafWarps>(bm, bi);
+    const int wb = bi >= 0 ? (bi - r0) % kLeafThreads / 32 : 0;  // the warp that staged it
     pusher.send(
-        par, bm, bi, [&](int l) { return bi >= 0 ? stage[(par * kWarps + wb) * W + l] : D{}; },
+        par, bm, bi, [&](int l) { return bi >= 0 ? stage[(par * kLeafWarps + wb) * W + l] : D{}; },
         rank == 0, [&](int l) { return stagej[par * W + l]; });
     mbar_wait(smem_addr(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
     const Cand* cp = cands + par * blocks;
@@ -149,7 +146,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     const D* prow = cp[pr / p.rows].row;
     const D piv = prow[j];
     PivotStep<D> step(p, j, pr, piv, oc, rank == 0 && t == 0);
-    // Rows j and pr exchanged: block 0's thread j holds row j (slot 0), as rows < W < kThreads.
+    // Rows j and pr exchanged: block 0's thread j holds row j (slot 0), as rows < W < kLeafThreads.
     if (rank == 0 && t == j) {
 #pragma unroll
       for (int c = 0; c < W; ++c) a[0][c] = prow[c];
@@ -157,7 +154,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     if (pr != j) {
 #pragma unroll
       for (int k = 0; k < R; ++k) {
-        if (pr == r0 + k * kThreads + t) {
+        if (pr == r0 + k * kLeafThreads + t) {
 #pragma unroll
           for (int c = 0; c < W; ++c) a[k][c] = rowj[par * W + c];
         }
@@ -172,7 +169,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     bool upd[R];  // rows above j (U's) and absent ones keep their values, Inf and NaN included
 #pragma unroll
     for (int k = 0; k < R; ++k) {
-      upd[k] = live && have[k] && r0 + k * kThreads + t > j;
+      upd[k] = live && have[k] && r0 + k * kLeafThreads + t > j;
       l[k] = upd[k] ? a[k][j] * inv : D{};
       if (upd[k]) a[k][j] = l[k];
     }
@@ -186,7 +183,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
     if (j + 1 < W) {
 #pragma unroll
       for (int k = 0; k < R; ++k) {
-        const int r = r0 + k * kThreads + t;
+        const int r = r0 + k * kLeafThreads + t;
         if (have[k] && r > j && better(magnitude(a[k][j + 1]), r, mag, idx))
           mag = magnitude(a[k][j + 1]), idx = r;
       }
@@ -196,7 +193,7 @@ __global__ void __launch_bounds__(kThreads, 1) reg_leaf_kernel(ClusterArgs<D> p)
   // Back through the tile (last read before the first column).
 #pragma unroll
   for (int k = 0; k < R; ++k) {
-    const int base = r0 + k * kThreads;
+    const int base = r0 + k * kLeafThreads;
 #pragma unroll
     for (int c = 0; c < W; ++c) tile[t * kTileRow<W> + c] = a[k][c];
     __syncthreads();
@@ -222,7 +219,7 @@ template <class D, int W>
 void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st) {
   if constexpr (per_thread<D, W>() >= 1) {
     cudaLaunchAttribute attr{};
-    const cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kThreads, plan.smem, st, &attr);
+    const cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kLeafThreads, plan.smem, st, &attr);
     MM_CUDA(cudaLaunchKernelEx(&cfg, reg_leaf_kernel<D, W>, args));
   } else {
     throw DeviceError("register leaf: width " + std::to_string(W) + " does not fit");
@@ -244,14 +241,14 @@ bool reg_leaf_prepare(int blocks) {
       set_attributes<D, 8>();
       set = true;
     }
-    return cluster_schedules(reg_leaf_kernel<D, 32>, blocks, kThreads, reg_smem<D, 32>(blocks));
+    return cluster_schedules(reg_leaf_kernel<D, 32>, blocks, kLeafThreads, reg_smem<D, 32>(blocks));
   }
 }
 
 template <class T>
 int reg_leaf_rows(int width) {
   int rows = 0;
-  with_width(width, [&](auto w) { rows = per_thread<dev_t<T>, w.value>() * kThreads; });
+  with_width(width, [&](auto w) { rows = per_thread<dev_t<T>, w.value>() * kLeafThreads; });
   return rows;
 }
 
