@@ -135,8 +135,7 @@ template <class T>
 void StencilSlabCuda<T>::stage_out(bool lower, bool upper) {
   Impl& m = *impl_;
   const std::size_t bytes = static_cast<std::size_t>(m.plane) * sizeof(T);
-  MM_CUDA(cudaEventRecord(m.swept.get(), m.compute.get()));
-  MM_CUDA(cudaStreamWaitEvent(m.copy.get(), m.swept.get(), 0));
+  m.swept.order(m.compute.get(), m.copy.get());  // the copies after the sweeps so far
   if (lower)
     MM_CUDA(cudaMemcpyAsync(send_plane(0), m.plane_of(m.cur, m.k0), bytes, cudaMemcpyDeviceToHost,
                             m.copy.get()));
@@ -160,8 +159,7 @@ void StencilSlabCuda<T>::stage_in(bool lower, bool upper) {
   if (upper)
     MM_CUDA(cudaMemcpyAsync(m.plane_of(m.cur, m.k1), recv_plane(1), bytes, cudaMemcpyHostToDevice,
                             m.copy.get()));
-  MM_CUDA(cudaEventRecord(m.arrived.get(), m.copy.get()));
-  MM_CUDA(cudaStreamWaitEvent(m.compute.get(), m.arrived.get(), 0));
+  m.arrived.order(m.copy.get(), m.compute.get());  // the next sweeps after the planes arrive
 }
 
 template <class T>
