@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -39,10 +42,14 @@ inline std::vector<Shape> awkward_shapes() {
           {"no-entries", 10, 12, 0.0}};
 }
 
+// In [-1, 1] (both parts of a complex value); 64-bit integers (the transposes' value type)
+// take all 64 random bits, wider than a trip through double would keep.
 template <class T>
 T random_value(std::mt19937_64& rng) {
   auto u = [&] { return static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0; };
-  if constexpr (is_complex_v<T>) {
+  if constexpr (std::is_same_v<T, std::int64_t>) {
+    return static_cast<std::int64_t>(rng());
+  } else if constexpr (is_complex_v<T>) {
     using R = typename T::value_type;
     const R re = static_cast<R>(u());
     return T(re, static_cast<R>(u()));
@@ -108,10 +115,24 @@ void expect_close(const std::vector<T>& got, const std::vector<T>& want, double 
 }
 
 // A value no kernel produces from inputs in [-1, 1]: outputs are poisoned with it so that
-// an element a kernel forgot to write is caught.
+// an element a kernel forgot to write is caught. For 64-bit integers, the least.
 template <class T>
 T poison() {
-  return T(std::nan(""));
+  if constexpr (std::is_same_v<T, std::int64_t>)
+    return std::numeric_limits<std::int64_t>::min();
+  else
+    return T(std::nan(""));
+}
+
+// For kernels that only move values (the transposes): GOT is WANT bit for bit, NaN payloads
+// included.
+template <class T>
+void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want,
+                      const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t k = 0; k < got.size(); ++k)
+    ASSERT_EQ(std::memcmp(&got[k], &want[k], sizeof(T)), 0)
+        << what << ": element " << k << " differs";
 }
 
 // max over columns of ||b - A x|| / ||b||, by the reference SpMV (the solver tests' check).

@@ -2,9 +2,6 @@
 // sparse CSR -> CSC) on awkward shapes, odd tiles and thread counts, and the corpus.
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <limits>
-
 #include "gpu.hpp"
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
@@ -28,45 +25,12 @@ using IndexValueTypes =
                      std::pair<std::int32_t, std::int64_t>>;
 TYPED_TEST_SUITE(CsrTypes, IndexValueTypes);
 
-// Random values of any transpose type: integers wide enough that a trip through double
-// would round them.
-template <class T>
-T value(std::mt19937_64& rng) {
-  if constexpr (std::is_same_v<T, std::int64_t>)
-    return static_cast<std::int64_t>(rng());
-  else
-    return test::random_value<T>(rng);
-}
-template <class T>
-std::vector<T> values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<T> v(n);
-  for (auto& x : v) x = value<T>(rng);
-  return v;
-}
-template <class T>
-T poison() {
-  if constexpr (std::is_same_v<T, std::int64_t>)
-    return std::numeric_limits<std::int64_t>::min();
-  else
-    return test::poison<T>();
-}
 template <class T>
 T conj_if(const T& v, bool c) {
   if constexpr (is_complex_v<T>)
     return c ? std::conj(v) : v;
   else
     return v;
-}
-
-// A transpose only moves values: results must match bit for bit (NaN payloads included).
-template <class T>
-void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want,
-                      const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::size_t k = 0; k < got.size(); ++k)
-    ASSERT_EQ(std::memcmp(&got[k], &want[k], sizeof(T)), 0)
-        << what << ": element " << k << " differs";
 }
 
 struct Dims {
@@ -131,21 +95,21 @@ void check_out_of_place(Device device, const std::vector<Dims>& shapes) {
   std::uint64_t seed = 1;
   int ran = 0;
   for (const auto& s : shapes) {
-    const auto a = values<T>(static_cast<std::size_t>(s.rows * s.cols), seed++);
+    const auto a = test::random_vector<T>(s.rows * s.cols, seed++);
     for (const bool conj : {false, true}) {
       const std::string shape =
           std::to_string(s.rows) + "x" + std::to_string(s.cols) + (conj ? " conj" : "");
-      std::vector<T> want(a.size(), poison<T>());
+      std::vector<T> want(a.size(), test::poison<T>());
       transpose_ref(s.rows, s.cols, a.data(), want.data(), conj);
       for (std::int64_t i = 0; i < s.rows; ++i)
         for (std::int64_t j = 0; j < s.cols; ++j)
           ASSERT_EQ(want[j * s.rows + i], conj_if(a[i * s.cols + j], conj)) << "ref " << shape;
       for (const auto& impl : transpose_dense_impls<T>()) {
         if (impl.device != device) continue;
-        std::vector<T> b(a.size(), poison<T>());
+        std::vector<T> b(a.size(), test::poison<T>());
         auto r = impl.make(DenseTransposeProblem<T>{s.rows, s.cols, a.data(), b.data(), conj});
         run_all(*r, 2);
-        expect_same_bits(b, want, impl.name + " " + shape);
+        test::expect_same_bits(b, want, impl.name + " " + shape);
         ++ran;
       }
     }
@@ -168,20 +132,20 @@ TYPED_TEST(DenseTypes, CudaOutOfPlaceImplsMatchRef) {
 TYPED_TEST(DenseTypes, BlockedKernelsAnyTileAndThreads) {
   using T = TypeParam;
   for (const auto& s : std::vector<Dims>{{37, 53}, {53, 37}, {64, 64}, {100, 100}}) {
-    const auto a = values<T>(static_cast<std::size_t>(s.rows * s.cols), 7);
+    const auto a = test::random_vector<T>(s.rows * s.cols, 7);
     std::vector<T> want(a.size());
     transpose_ref(s.rows, s.cols, a.data(), want.data(), true);
     for (const std::int64_t tile : {1, 5, 7, 32, 200})
       for (const int threads : {1, 2, 3}) {
         const std::string what = std::to_string(s.rows) + "x" + std::to_string(s.cols) + " tile " +
                                  std::to_string(tile) + " threads " + std::to_string(threads);
-        std::vector<T> b(a.size(), poison<T>());
+        std::vector<T> b(a.size(), test::poison<T>());
         transpose_cpu_blocked(s.rows, s.cols, a.data(), b.data(), true, threads, tile);
-        expect_same_bits(b, want, "cpu-blocked " + what);
+        test::expect_same_bits(b, want, "cpu-blocked " + what);
         if (s.rows != s.cols) continue;
         std::vector<T> c = a;
         transpose_cpu_inplace(s.rows, c.data(), true, threads, tile);
-        expect_same_bits(c, want, "cpu-inplace " + what);
+        test::expect_same_bits(c, want, "cpu-inplace " + what);
       }
   }
 }
@@ -193,7 +157,7 @@ void check_in_place(Device device, const std::vector<std::int64_t>& sizes) {
   std::uint64_t seed = 50;
   int ran = 0;
   for (const std::int64_t n : sizes) {
-    const auto a = values<T>(static_cast<std::size_t>(n * n), seed++);
+    const auto a = test::random_vector<T>(n * n, seed++);
     for (const bool conj : {false, true}) {
       std::vector<T> want(a.size());
       transpose_ref(n, n, a.data(), want.data(), conj);
@@ -202,19 +166,19 @@ void check_in_place(Device device, const std::vector<std::int64_t>& sizes) {
         for (const int runs : {1, 2, 3}) {
           const std::string what = impl.name + " n=" + std::to_string(n) + " runs " +
                                    std::to_string(runs) + (conj ? " conj" : "");
-          std::vector<T> b(a.size(), poison<T>());
+          std::vector<T> b(a.size(), test::poison<T>());
           auto r = impl.make(DenseTransposeProblem<T>{n, n, a.data(), b.data(), conj});
           r->upload();
           for (int k = 0; k < runs; ++k) r->run();
           r->download();
-          expect_same_bits(b, want, what);
+          test::expect_same_bits(b, want, what);
           ++ran;
         }
         // measure()'s order: untimed runs, then timed ones; the result is still A^T.
-        std::vector<T> b(a.size(), poison<T>());
+        std::vector<T> b(a.size(), test::poison<T>());
         auto r = impl.make(DenseTransposeProblem<T>{n, n, a.data(), b.data(), conj});
         measure(*r, 1, 2);  // downloads into b itself
-        expect_same_bits(b, want, impl.name + " n=" + std::to_string(n) + " measured");
+        test::expect_same_bits(b, want, impl.name + " n=" + std::to_string(n) + " measured");
       }
     }
   }
@@ -239,24 +203,13 @@ TEST(Transpose, InPlaceRefusesNonSquare) {
         << impl.name;
 }
 
-template <class I, class T>
-Csr<I, T> random_csr_any(const test::Shape& s, std::uint64_t seed) {
-  if constexpr (std::is_same_v<T, std::int64_t>) {
-    auto d = test::random_csr<I, double>(s, seed);
-    Csr<I, T> c{d.rows, d.cols, d.ptr, d.idx, values<T>(d.val.size(), seed)};
-    return c;
-  } else {
-    return test::random_csr<I, T>(s, seed);
-  }
-}
-
 // ref against a dense transpose, then every sparse implementation on DEVICE against ref.
 template <class I, class T>
 void check_sparse(Device device, const std::vector<test::Shape>& shapes) {
   std::uint64_t seed = 100;
   int ran = 0;
   for (const auto& s : shapes) {
-    const auto a = random_csr_any<I, T>(s, seed++);
+    const auto a = test::random_csr<I, T>(s, seed++);
     for (const bool conj : {false, true}) {
       const std::string what = s.name + (conj ? " conj" : "");
       Csr<I, T> want;
@@ -280,14 +233,14 @@ void check_sparse(Device device, const std::vector<test::Shape>& shapes) {
         Csr<I, T> t;
         t.ptr.assign(static_cast<std::size_t>(a.cols) + 1, I{-1});
         t.idx.assign(a.idx.size(), I{-1});
-        t.val.assign(a.val.size(), poison<T>());
+        t.val.assign(a.val.size(), test::poison<T>());
         auto r = impl.make(CsrTransposeProblem<I, T>{&a, &t, conj});
         run_all(*r, 2);
         ASSERT_EQ(t.rows, want.rows) << impl.name << " " << what;
         ASSERT_EQ(t.cols, want.cols) << impl.name << " " << what;
         ASSERT_EQ(t.ptr, want.ptr) << impl.name << " " << what;
         ASSERT_EQ(t.idx, want.idx) << impl.name << " " << what;
-        expect_same_bits(t.val, want.val, impl.name + " " + what);
+        test::expect_same_bits(t.val, want.val, impl.name + " " + what);
         ++ran;
       }
     }
@@ -319,7 +272,7 @@ TYPED_TEST(CsrTypes, ParallelCountingSortAnyThreads) {
   for (const auto& s :
        {test::Shape{"3x1000", 3, 1000, 0.3}, test::Shape{"dense-row", 400, 300, 0.01, false, true},
         test::Shape{"1000x5", 1000, 5, 0.5, true}}) {
-    const auto a = random_csr_any<I, T>(s, 3);
+    const auto a = test::random_csr<I, T>(s, 3);
     Csr<I, T> want;
     transpose_shape(a, want);
     transpose_csr_ref(a, want, true);
@@ -327,12 +280,12 @@ TYPED_TEST(CsrTypes, ParallelCountingSortAnyThreads) {
       Csr<I, T> t;
       transpose_shape(a, t);
       std::fill(t.idx.begin(), t.idx.end(), I{-1});
-      std::fill(t.val.begin(), t.val.end(), poison<T>());
+      std::fill(t.val.begin(), t.val.end(), test::poison<T>());
       transpose_cpu_csr2csc(a, t, true, threads, scratch);
       const std::string what = s.name + " threads " + std::to_string(threads);
       ASSERT_EQ(t.ptr, want.ptr) << what;
       ASSERT_EQ(t.idx, want.idx) << what;
-      expect_same_bits(t.val, want.val, what);
+      test::expect_same_bits(t.val, want.val, what);
     }
   }
 }
@@ -354,11 +307,11 @@ TEST(Transpose, EveryImplOnTheCorpus) {
         for (const auto& impl : transpose_csr_impls<std::int32_t, T>()) {
           if (!test::runnable(impl.device)) continue;  // CUDA ones: where a GPU exists
           Csr<std::int32_t, T> t;
-          t.val.assign(a.val.size(), poison<T>());
+          t.val.assign(a.val.size(), test::poison<T>());
           run_all(*impl.make({&a, &t, conj}));
           ASSERT_EQ(t.ptr, want.ptr) << impl.name << " " << what;
           ASSERT_EQ(t.idx, want.idx) << impl.name << " " << what;
-          expect_same_bits(t.val, want.val, impl.name + " " + what);
+          test::expect_same_bits(t.val, want.val, impl.name + " " + what);
         }
       }
       if (rows * cols > 4'000'000) continue;
@@ -367,22 +320,22 @@ TEST(Transpose, EveryImplOnTheCorpus) {
       transpose_ref(rows, cols, d.data.data(), want.data(), conj);
       for (const auto& impl : transpose_dense_impls<T>()) {
         if (!test::runnable(impl.device)) continue;
-        std::vector<T> b(d.data.size(), poison<T>());
+        std::vector<T> b(d.data.size(), test::poison<T>());
         run_all(*impl.make({rows, cols, d.data.data(), b.data(), conj}));
         if (impl.name == "cublas")  // the corpus holds inf and nan on purpose
           expect_equal_finite(b, want, impl.name + " " + what);
         else
-          expect_same_bits(b, want, impl.name + " " + what);
+          test::expect_same_bits(b, want, impl.name + " " + what);
       }
       if (rows != cols) continue;
       for (const auto& impl : transpose_inplace_impls<T>()) {
         if (!test::runnable(impl.device)) continue;
-        std::vector<T> b(d.data.size(), poison<T>());
+        std::vector<T> b(d.data.size(), test::poison<T>());
         auto r = impl.make({rows, cols, d.data.data(), b.data(), conj});
         r->upload();
         r->run();
         r->download();
-        expect_same_bits(b, want, impl.name + " in place " + what);
+        test::expect_same_bits(b, want, impl.name + " in place " + what);
       }
     }
   }

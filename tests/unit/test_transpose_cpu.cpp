@@ -8,7 +8,6 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
-#include <random>
 
 #include "cpu/transpose_cpu.hpp"
 #include "random_matrices.hpp"
@@ -22,38 +21,6 @@ class BlockedTypes : public ::testing::Test {};
 using ValueTypes =
     ::testing::Types<float, double, std::complex<float>, std::complex<double>, std::int64_t>;
 TYPED_TEST_SUITE(BlockedTypes, ValueTypes);
-
-// Random values of any transpose type: integers wide enough that a trip through double
-// would round them.
-template <class T>
-std::vector<T> values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<T> v(n);
-  for (auto& x : v) {
-    if constexpr (std::is_same_v<T, std::int64_t>)
-      x = static_cast<std::int64_t>(rng());
-    else
-      x = test::random_value<T>(rng);
-  }
-  return v;
-}
-template <class T>
-T poison() {
-  if constexpr (std::is_same_v<T, std::int64_t>)
-    return std::numeric_limits<std::int64_t>::min();
-  else
-    return test::poison<T>();
-}
-
-// A transpose only moves values: results must match bit for bit (NaN payloads included).
-template <class T>
-void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want,
-                      const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::size_t k = 0; k < got.size(); ++k)
-    ASSERT_EQ(std::memcmp(&got[k], &want[k], sizeof(T)), 0)
-        << what << ": element " << k << " differs";
-}
 
 struct Dims {
   std::int64_t rows, cols;
@@ -69,7 +36,7 @@ class Placed {
     const auto base = reinterpret_cast<std::uintptr_t>(raw_.data() + kGuard * sizeof(T));
     const std::size_t at = (base + 63) / 64 * 64 + byte_offset - base + kGuard * sizeof(T);
     p_ = reinterpret_cast<T*>(raw_.data() + at);
-    const T pv = poison<T>();
+    const T pv = test::poison<T>();
     for (std::size_t k = 0; k < n + 2 * kGuard; ++k)
       std::memcpy(raw_.data() + at + (k - kGuard) * sizeof(T), &pv, sizeof(T));
   }
@@ -81,7 +48,7 @@ class Placed {
   }
   // Everything around the N values still the poison: nothing written outside.
   bool margins_intact() const {
-    const T pv = poison<T>();
+    const T pv = test::poison<T>();
     const auto* bytes = reinterpret_cast<const unsigned char*>(p_);
     for (std::size_t k = 0; k < kGuard; ++k)
       if (std::memcmp(bytes - (k + 1) * sizeof(T), &pv, sizeof(T)) != 0 ||
@@ -144,7 +111,7 @@ TYPED_TEST(BlockedTypes, EveryIsaMatchesRef) {
   for (const auto& c : cases) {
     const auto [rows, cols] = c.d;
     const auto n = static_cast<std::size_t>(rows * cols);
-    auto a_values = values<T>(n, seed++);
+    auto a_values = test::random_vector<T>(rows * cols, seed++);
     sprinkle_specials(a_values);
     for (const bool conj : {false, true}) {
       std::vector<T> want(n);
@@ -165,7 +132,7 @@ TYPED_TEST(BlockedTypes, EveryIsaMatchesRef) {
                                        std::to_string(threads) + " block " + std::to_string(block);
               Placed<T> b(n, ob);
               transpose_cpu_blocked_isa(rows, cols, a.data(), b.data(), conj, threads, block, isa);
-              expect_same_bits(b.values(), want, what);
+              test::expect_same_bits(b.values(), want, what);
               ASSERT_TRUE(b.margins_intact()) << what << ": wrote outside B";
             }
       }
