@@ -8,22 +8,13 @@
 #include "jacobi.hpp"
 #include "mm/error.hpp"
 #include "random_matrices.hpp"
+#include "tuning_helpers.hpp"
 
 namespace mm {
 namespace {
 
-JacobiTuning parse(const std::vector<std::string>& items) {
-  return JacobiTuning::from(TuneArgs(items));
-}
-
-std::string usage_error(const std::vector<std::string>& items) {
-  try {
-    parse(items);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "no UsageError";
-}
+constexpr auto parse = test::parse_tuning<JacobiTuning>;
+constexpr auto usage_error = test::tuning_usage_error<JacobiTuning>;
 
 TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   const TuneKeys& k = JacobiTuning::keys();

@@ -13,6 +13,7 @@
 #include "lu.hpp"
 #include "random_matrices.hpp"
 #include "test_helpers.hpp"
+#include "tuning_helpers.hpp"
 
 #ifdef MM_HAVE_CUDA
 #include "cuda/lu/lu_cuda.hpp"
@@ -145,9 +146,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& leaf_settin
   return s;
 }
 
-LuTuning tuning_of(const std::vector<std::string>& items) {
-  return LuTuning::from(TuneArgs(items));
-}
+constexpr auto tuning_of = test::parse_tuning<LuTuning>;
 
 // Factors A by cuda-blocked under TUNING with panel width NB; returns the tuning it reports.
 template <class T>

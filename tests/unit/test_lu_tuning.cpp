@@ -13,22 +13,13 @@
 #include "mm/error.hpp"
 #include "random_matrices.hpp"
 #include "solve.hpp"
+#include "tuning_helpers.hpp"
 
 namespace mm {
 namespace {
 
-LuTuning parse(const std::vector<std::string>& items) {
-  return LuTuning::from(TuneArgs(items));
-}
-
-std::string usage_error(const std::vector<std::string>& items) {
-  try {
-    parse(items);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "no UsageError";
-}
+constexpr auto parse = test::parse_tuning<LuTuning>;
+constexpr auto usage_error = test::tuning_usage_error<LuTuning>;
 
 const std::vector<std::string> kKeys{"nb",        "leaf",         "cluster",
                                      "leaf_smem", "cluster_rows", "cluster_max_rows",
@@ -144,14 +135,10 @@ TEST(LuTuning, BadValuesAreUsageErrorsNamingTheAllowedOnes) {
 }
 
 TEST(LuTuning, UnknownKeysAndTheHelpText) {
-  try {
-    TuneArgs({"nosuch=1"}).check_known("mmlu", {LuTuning::keys()});
-    ADD_FAILURE() << "no UsageError for an unknown key";
-  } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, "
-              "cluster_rows, cluster_max_rows, reg_rows, exchange, graph (see mmlu --tune help)");
-  }
+  EXPECT_EQ(
+      test::usage_error([] { TuneArgs({"nosuch=1"}).check_known("mmlu", {LuTuning::keys()}); }),
+      "unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, "
+      "cluster_rows, cluster_max_rows, reg_rows, exchange, graph (see mmlu --tune help)");
   const std::string help = tune_help("mmlu", {LuTuning::keys()});
   EXPECT_NE(help.find("\nlu: cuda-blocked"), std::string::npos) << help;
   EXPECT_NE(help.find("  leaf=cluster|grid   default cluster\n"), std::string::npos) << help;

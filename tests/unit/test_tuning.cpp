@@ -9,6 +9,7 @@
 #include "mm/cli.hpp"
 #include "mm/error.hpp"
 #include "mm/tuning.hpp"
+#include "tuning_helpers.hpp"
 
 namespace mm {
 namespace {
@@ -18,18 +19,7 @@ const TuneKey kChunks{"chunks", "0..65535", "chunks of planes", "0: the rule"};
 const TuneKey kLeaf{"leaf", "auto|reg|grid", "the panel leaf", "auto", true};
 const TuneKey kGraph{"graph", "on|off", "capture in a CUDA graph", "on"};
 
-// The message of the UsageError F throws; a failure when it throws none.
-template <class F>
-std::string usage_error(F&& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    EXPECT_EQ(e.code(), ExitCode::usage);
-    return e.what();
-  }
-  ADD_FAILURE() << "no UsageError";
-  return "";
-}
+using test::usage_error;
 
 TEST(Tuning, IntInRange) {
   EXPECT_EQ(tune_int(kChunks, "0", 0, 65535), 0);
