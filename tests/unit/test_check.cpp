@@ -114,19 +114,23 @@ TEST(CheckInfo, ArrayAndPatternAndEmpty) {
 
 // ---- validate ----
 
+// W is a warning of KIND, COUNT entries, the first entry of them FIRST_ENTRY at (ROW, COL).
+void expect_warning(const Warning& w, const std::string& kind, std::int64_t count,
+                    std::int64_t first_entry, std::int64_t row, std::int64_t col) {
+  EXPECT_EQ(w.kind, kind);
+  EXPECT_EQ(w.count, count) << kind;
+  EXPECT_EQ(w.first_entry, first_entry) << kind;
+  EXPECT_EQ(w.first_row, row) << kind;
+  EXPECT_EQ(w.first_col, col) << kind;
+}
+
 TEST(CheckValidate, DuplicatesAndExplicitZeros) {
   const auto w = validate(parse(
       "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1\n2 3 0\n2 3 5\n1 1 2\n3 3 0\n"));
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0].kind, "duplicates");
-  EXPECT_EQ(w[0].count, 2);
-  EXPECT_EQ(w[0].first_entry, 3);
-  EXPECT_EQ(w[0].first_row, 2);
-  EXPECT_EQ(w[0].first_col, 3);
+  expect_warning(w[0], "duplicates", 2, 3, 2, 3);
   EXPECT_EQ(w[0].message, "2 duplicate entries (first: entry 3 at (2,3))");
-  EXPECT_EQ(w[1].kind, "explicit_zeros");
-  EXPECT_EQ(w[1].count, 2);
-  EXPECT_EQ(w[1].first_entry, 2);
+  expect_warning(w[1], "explicit_zeros", 2, 2, 2, 3);
 }
 
 TEST(CheckValidate, UpperTriangleOfSymmetricFile) {
@@ -134,12 +138,8 @@ TEST(CheckValidate, UpperTriangleOfSymmetricFile) {
   const auto w = validate(parse(
       "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 2 1\n2 1 1\n3 3 1\n1 3 4\n"));
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0].kind, "duplicates");
-  EXPECT_EQ(w[0].count, 1);
-  EXPECT_EQ(w[0].first_entry, 2);
-  EXPECT_EQ(w[1].kind, "upper_triangle");
-  EXPECT_EQ(w[1].count, 2);
-  EXPECT_EQ(w[1].first_entry, 1);
+  expect_warning(w[0], "duplicates", 1, 2, 2, 1);
+  expect_warning(w[1], "upper_triangle", 2, 1, 1, 2);
   EXPECT_EQ(w[1].message,
             "2 entries above the diagonal in a symmetric file (first: entry 1 at (1,2)); the "
             "convention stores the lower triangle");
@@ -155,15 +155,12 @@ TEST(CheckValidate, CleanFilesAndOtherWarnings) {
   const auto nf =
       validate(parse("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 1 nan\n"));
   ASSERT_EQ(nf.size(), 1u);
-  EXPECT_EQ(nf[0].kind, "non_finite");
-  EXPECT_EQ(nf[0].first_row, 2);
+  expect_warning(nf[0], "non_finite", 1, 2, 2, 1);
   const auto hd =
       validate(parse("%%MatrixMarket matrix array complex hermitian\n2 2\n1 0\n2 1\n3 1\n"));
   ASSERT_EQ(hd.size(), 1u);
-  EXPECT_EQ(hd[0].kind, "hermitian_diagonal");
-  EXPECT_EQ(hd[0].first_entry, 3);  // (2,2), after (1,1) and (2,1) of the stored triangle
-  EXPECT_EQ(hd[0].first_row, 2);
-  EXPECT_EQ(hd[0].first_col, 2);
+  // Entry 3 is (2,2), after (1,1) and (2,1) of the stored triangle.
+  expect_warning(hd[0], "hermitian_diagonal", 1, 3, 2, 2);
 }
 
 TEST(CheckValidate, ValuesOnPatternLinesListedFirst) {
@@ -171,15 +168,11 @@ TEST(CheckValidate, ValuesOnPatternLinesListedFirst) {
   const auto w = validate(parse(
       "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 1\n3 2 1.0\n% x\n1 1 2 0\n"));
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0].kind, "pattern_values");
-  EXPECT_EQ(w[0].count, 2);
-  EXPECT_EQ(w[0].first_entry, 2);
-  EXPECT_EQ(w[0].first_row, 3);
-  EXPECT_EQ(w[0].first_col, 2);
+  expect_warning(w[0], "pattern_values", 2, 2, 3, 2);
   EXPECT_EQ(w[0].message,
             "2 entry lines of a pattern file carry a value after the indices, ignored (first: "
             "entry 2 at (3,2), line 4)");
-  EXPECT_EQ(w[1].kind, "duplicates");
+  expect_warning(w[1], "duplicates", 1, 3, 1, 1);
 }
 
 // ---- compare ----
