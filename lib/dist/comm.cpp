@@ -40,6 +40,18 @@ const char* env(const char* name) {
   return v && *v ? v : nullptr;
 }
 
+// The root's side of gatherv and scatterv: F(p, offset, bytes) for each rank P in order that
+// has bytes (COUNTS[P] * ELEM), OFFSET where they lie in the root's buffer.
+template <class F>
+void each_block(int size, const std::int64_t* counts, std::size_t elem, F&& f) {
+  std::size_t off = 0;
+  for (int p = 0; p < size; ++p) {
+    const std::size_t b = static_cast<std::size_t>(counts[p]) * elem;
+    if (b) f(p, off, b);
+    off += b;
+  }
+}
+
 }  // namespace
 
 bool launched_by_mpi() {
@@ -203,16 +215,13 @@ void Comm::gatherv_raw(const void* send, void* recv, const std::int64_t* counts,
   const std::size_t mine = static_cast<std::size_t>(counts[rank_]) * elem;
   Requests reqs;
   if (rank_ == root) {
-    std::size_t off = 0;
-    for (int p = 0; p < size_; ++p) {
-      const std::size_t b = static_cast<std::size_t>(counts[p]) * elem;
-      if (p == rank_) {
-        if (b) std::memcpy(static_cast<char*>(recv) + off, send, b);
-      } else if (b) {
-        irecv_raw(reqs, static_cast<char*>(recv) + off, b, p, kTagGatherv);
-      }
-      off += b;
-    }
+    char* r = static_cast<char*>(recv);
+    each_block(size_, counts, elem, [&](int p, std::size_t off, std::size_t b) {
+      if (p == rank_)
+        std::memcpy(r + off, send, b);
+      else
+        irecv_raw(reqs, r + off, b, p, kTagGatherv);
+    });
   } else if (mine) {
     isend_raw(reqs, send, mine, root, kTagGatherv);
   }
@@ -224,16 +233,13 @@ void Comm::scatterv_raw(const void* send, const std::int64_t* counts, void* recv
   const std::size_t mine = static_cast<std::size_t>(counts[rank_]) * elem;
   Requests reqs;
   if (rank_ == root) {
-    std::size_t off = 0;
-    for (int p = 0; p < size_; ++p) {
-      const std::size_t b = static_cast<std::size_t>(counts[p]) * elem;
-      if (p == rank_) {
-        if (b) std::memcpy(recv, static_cast<const char*>(send) + off, b);
-      } else if (b) {
-        isend_raw(reqs, static_cast<const char*>(send) + off, b, p, kTagScatterv);
-      }
-      off += b;
-    }
+    const char* s = static_cast<const char*>(send);
+    each_block(size_, counts, elem, [&](int p, std::size_t off, std::size_t b) {
+      if (p == rank_)
+        std::memcpy(recv, s + off, b);
+      else
+        isend_raw(reqs, s + off, b, p, kTagScatterv);
+    });
   } else if (mine) {
     irecv_raw(reqs, recv, mine, root, kTagScatterv);
   }
