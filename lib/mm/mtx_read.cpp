@@ -93,14 +93,7 @@ class BodyParser {
         valued_ok_(!strict && h_.field == Field::pattern && h_.format == Format::coordinate) {}
 
   void reserve(std::int64_t n) {
-    const auto k = static_cast<std::size_t>(n);
-    if (h_.format == Format::coordinate) {
-      m_.row.reserve(k);
-      m_.col.reserve(k);
-    }
-    if (h_.field == Field::real || h_.field == Field::complex) m_.real.reserve(k);
-    if (h_.field == Field::complex) m_.imag.reserve(k);
-    if (h_.field == Field::integer) m_.integer.reserve(k);
+    each_array([k = static_cast<std::size_t>(n)](auto& v) { v.reserve(k); });
   }
 
   // TEXT holds whole lines only (the last one may lack its newline at the end of input).
@@ -190,14 +183,19 @@ class BodyParser {
   }
 
   void resize(std::int64_t n) {
-    const auto k = static_cast<std::size_t>(n);
+    each_array([k = static_cast<std::size_t>(n)](auto& v) { v.resize(k); });
+  }
+
+  // F(v) for each array of the matrix that the header's entries fill.
+  template <class F>
+  void each_array(F&& f) {
     if (h_.format == Format::coordinate) {
-      m_.row.resize(k);
-      m_.col.resize(k);
+      f(m_.row);
+      f(m_.col);
     }
-    if (h_.field == Field::real || h_.field == Field::complex) m_.real.resize(k);
-    if (h_.field == Field::complex) m_.imag.resize(k);
-    if (h_.field == Field::integer) m_.integer.resize(k);
+    if (h_.field == Field::real || h_.field == Field::complex) f(m_.real);
+    if (h_.field == Field::complex) f(m_.imag);
+    if (h_.field == Field::integer) f(m_.integer);
   }
 
   void parse(Chunk& c) const {
