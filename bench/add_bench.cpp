@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <iostream>
 #include <random>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 
@@ -48,13 +47,7 @@ struct Row {
   double seconds, gbps, gflops, vs_blas, vs_copy;
 };
 
-std::string fixed(double v, int prec) {
-  std::ostringstream s;
-  s.setf(std::ios::fixed);
-  s.precision(prec);
-  s << v;
-  return s.str();
-}
+using bench::fixed;
 
 Dense<double> random_dense(std::int64_t r, std::int64_t c, std::uint64_t seed) {
   Dense<double> d(r, c);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,15 @@ inline double copy_gbps(std::size_t bytes, int threads, int repeat = 7) {
     }
   });
   return 2.0 * static_cast<double>(n * sizeof(double)) / t * 1e-9;
+}
+
+// V with PREC digits after the point, for the benches' tables.
+inline std::string fixed(double v, int prec) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(prec);
+  s << v;
+  return s.str();
 }
 
 // Prints one JSON object per line to stdout (the results file collects them).

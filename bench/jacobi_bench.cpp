@@ -38,7 +38,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -96,13 +95,7 @@ Row measure_one(std::int64_t n, const std::string& impl, bool norm, double updat
           mm::stencil_bytes<T>(room, iters) / t.median * 1e-9};
 }
 
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s.setf(std::ios::fixed);
-  s.precision(digits);
-  s << v;
-  return s.str();
-}
+using mm::bench::fixed;
 
 }  // namespace
 

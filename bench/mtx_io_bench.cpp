@@ -15,13 +15,13 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench_common.hpp"
 #include "mm/mtx.hpp"
 #include "mm/timing.hpp"
 
@@ -313,13 +313,7 @@ class Bench {
   std::vector<json> mem_;
 };
 
-std::string fixed(double v, int prec) {
-  std::ostringstream s;
-  s.setf(std::ios::fixed);
-  s.precision(prec);
-  s << v;
-  return s.str();
-}
+using mm::bench::fixed;
 
 void Bench::table(std::ostream& os, int nthreads) const {
   os << "file: " << bytes_ << " bytes, " << nnz_
