@@ -35,7 +35,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
  public:
   StencilCudaRunner(const StencilProblem<T>& p, StencilCudaKernel k) : p_(p), kernel_(k) {
     const HeatedRoom& r = p.room;
-    room_ = {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1};
+    room_ = stencil::room_of(r);
     vec_ = stencil::march_vector(sizeof(T), r.n);
     jacobi_host::require_room_memory(p.room, sizeof(T));
   }

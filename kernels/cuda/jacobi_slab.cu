@@ -34,7 +34,7 @@ struct StencilSlabCuda<T>::Impl {
         slots(3),
         staging(4 * static_cast<std::size_t>(plane)) {
     // The slowest index of the buffer is the grid's less FIRST (stencil_march.cuh's Room).
-    geo = {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1};
+    geo = stencil::room_of(r);
     (r.dim == 3 ? geo.rz0 : geo.ry0) -= first;
     (r.dim == 3 ? geo.rz1 : geo.ry1) -= first;
     require_memory();

@@ -33,7 +33,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
  public:
   explicit TimeTileRunner(const StencilProblem<T>& p) : p_(p) {
     const HeatedRoom& r = p.room;
-    room_ = {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi};
+    room_ = stencil::room_of(r);
     vec_ = stencil::march_vector(sizeof(T), r.n);
     if (p.time_tile < 0 || p.time_tile > kMaxLevels)
       throw std::invalid_argument("cuda-timetile: time_tile " + std::to_string(p.time_tile) +

@@ -24,6 +24,12 @@ struct Room {
   std::int64_t k_lo, k_hi;
 };
 
+// The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
+// the range a RANGE sweep takes.
+inline Room room_of(const HeatedRoom& r) {
+  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1};
+}
+
 __device__ __forceinline__ bool within(std::int64_t v, std::int64_t lo, std::int64_t hi) {
   return v >= lo && v <= hi;
 }
