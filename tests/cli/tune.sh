@@ -122,15 +122,22 @@ if [[ $gpu ]]; then
   # N = 64 in double: one warp covers a row, so 16 warps take 16 rows of y; 62 planes in 3 chunks.
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm \
     --tune warps=16 --tune chunks=3 -q --timing t_gpu.jsonl
-  json_check t_gpu.jsonl "r['tuning'] == {'warps': 16, 'chunks': 3}" "the record carries warps=16 chunks=3 as used"
+  # The loads ahead (3D, one row a thread) are recorded as used too: the device's default
+  # (regs, or off where memory is rich) unless given.
+  json_check t_gpu.jsonl "r['tuning'] == {'warps': 16, 'chunks': 3, 'ahead': r['tuning'].get('ahead')} and r['tuning']['ahead'] in ('off', 'regs')" \
+    "the record carries warps=16 chunks=3 and the loads ahead as used"
+  expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune ahead=off -q \
+    --timing t_gpu1.jsonl
+  json_check t_gpu1.jsonl "r['tuning']['ahead'] == 'off'" "ahead=off given is recorded as used"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm -q --timing t_gpu2.jsonl
-  json_check t_gpu2.jsonl "r['tuning']['warps'] == 8 and r['tuning']['chunks'] >= 1 and len(r['tuning']) == 2" \
-    "the record carries the default warps and the chunks the wave-fill rule chose"
+  json_check t_gpu2.jsonl "r['tuning']['warps'] == 8 and r['tuning']['chunks'] >= 1 and r['tuning']['ahead'] in ('off', 'regs') and len(r['tuning']) == 3" \
+    "the record carries the default warps, the chunks the wave-fill rule chose and the device's loads ahead"
   # Defaults match the same run with them given: same grid.
   chunks=$("$PY" -c "import json; print(json.loads(open('t_gpu2.jsonl').readline())['tuning']['chunks'])")
+  ahead=$("$PY" -c "import json; print(json.loads(open('t_gpu2.jsonl').readline())['tuning']['ahead'])")
   mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm -o d.mtx 2>/dev/null
   mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune warps=8 --tune chunks="$chunks" \
-    -o e.mtx 2>/dev/null
+    --tune ahead="$ahead" -o e.mtx 2>/dev/null
   same_files d.mtx e.mtx
   # 2D: chunks only; warps is not used (warned about).
   expect_exit 0 mmjacobi --poisson2d 256 --max-iter 4 --device cuda --impl cuda-norm --tune warps=16 \
