@@ -6,6 +6,7 @@
 #include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.cuh"
 #include "cuda/gemm_cuda.hpp"
+#include "cuda/gemm_runner.cuh"
 
 namespace mm {
 
@@ -230,61 +231,23 @@ void allow_shared() {  // above the 48 KB default: asked for explicitly
                                bytes));
 }
 
-class DmmaRunner final : public cuda::CudaRunner {
- public:
-  DmmaRunner(const GemmProblem<double>& p, DmmaConfig cfg) : p_(p), cfg_(cfg) {
-    gemm_check_shapes(*p.a, *p.b, *p.c);
-  }
-
-  void upload() override {
-    a_ = cuda::Buffer<double>(p_.a->data.data(), p_.a->data.size());
-    b_ = cuda::Buffer<double>(p_.b->data.data(), p_.b->data.size());
-    c_ = cuda::Buffer<double>(p_.c->data.size());
-    c_.fill_bytes(0xff);  // poison (NaN): every element must be written
-    switch (cfg_) {
-      case DmmaConfig::bk32:
-        allow_shared<ShapeBK32>();
-        break;
-      case DmmaConfig::bk16:
-        allow_shared<ShapeBK16>();
-        break;
-      case DmmaConfig::m8n8k4:
-        allow_shared<Shape884>();
-        break;
-    }
-  }
-
-  void download() override { c_.download(p_.c->data.data(), p_.c->data.size()); }
-
- protected:
-  void launch() override {
-    const Index m = p_.a->rows, n = p_.b->cols, k = p_.a->cols;
-    if (m == 0 || n == 0) return;
-    const double *a = a_.get(), *b = b_.get();
-    double* c = c_.get();
-    switch (cfg_) {
-      case DmmaConfig::bk32:
-        launch_shape<ShapeBK32>(m, n, k, a, b, c, p_.alpha);
-        break;
-      case DmmaConfig::bk16:
-        launch_shape<ShapeBK16>(m, n, k, a, b, c, p_.alpha);
-        break;
-      case DmmaConfig::m8n8k4:
-        launch_shape<Shape884>(m, n, k, a, b, c, p_.alpha);
-        break;
-    }
-  }
-
- private:
-  GemmProblem<double> p_;
-  DmmaConfig cfg_;
-  cuda::Buffer<double> a_, b_, c_;
-};
+template <class S>
+std::unique_ptr<Runner> make_shape(const GemmProblem<double>& p) {
+  return std::make_unique<cuda::ShapedGemmRunner<double>>(p, allow_shared<S>, launch_shape<S>);
+}
 
 }  // namespace
 
 std::unique_ptr<Runner> make_gemm_dmma(const GemmProblem<double>& p, DmmaConfig cfg) {
-  return std::make_unique<DmmaRunner>(p, cfg);
+  switch (cfg) {
+    case DmmaConfig::bk16:
+      return make_shape<ShapeBK16>(p);
+    case DmmaConfig::m8n8k4:
+      return make_shape<Shape884>(p);
+    case DmmaConfig::bk32:
+      break;
+  }
+  return make_shape<ShapeBK32>(p);
 }
 
 }  // namespace mm

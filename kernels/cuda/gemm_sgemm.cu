@@ -5,6 +5,7 @@
 
 #include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.cuh"
+#include "cuda/gemm_runner.cuh"
 #include "cuda/gemm_sgemm.hpp"
 
 namespace mm {
@@ -286,61 +287,23 @@ void prepare_shape() {
   }
 }
 
-class SgemmRunner final : public cuda::CudaRunner {
- public:
-  SgemmRunner(const GemmProblem<float>& p, SgemmConfig cfg) : p_(p), cfg_(cfg) {
-    gemm_check_shapes(*p.a, *p.b, *p.c);
-  }
-
-  void upload() override {
-    a_ = cuda::Buffer<float>(p_.a->data.data(), p_.a->data.size());
-    b_ = cuda::Buffer<float>(p_.b->data.data(), p_.b->data.size());
-    c_ = cuda::Buffer<float>(p_.c->data.size());
-    c_.fill_bytes(0xff);  // poison (NaN): every element must be written
-    switch (cfg_) {
-      case SgemmConfig::b128x256k16:
-        prepare_shape<Shape256K16>();
-        break;
-      case SgemmConfig::b128x256k32:
-        prepare_shape<Shape256K32>();
-        break;
-      case SgemmConfig::b128x128k16:
-        prepare_shape<Shape128K16>();
-        break;
-    }
-  }
-
-  void download() override { c_.download(p_.c->data.data(), p_.c->data.size()); }
-
- protected:
-  void launch() override {
-    const Index m = p_.a->rows, n = p_.b->cols, k = p_.a->cols;
-    if (m == 0 || n == 0) return;
-    const float *a = a_.get(), *b = b_.get();
-    float* c = c_.get();
-    switch (cfg_) {
-      case SgemmConfig::b128x256k16:
-        launch_shape<Shape256K16>(m, n, k, a, b, c, p_.alpha);
-        break;
-      case SgemmConfig::b128x256k32:
-        launch_shape<Shape256K32>(m, n, k, a, b, c, p_.alpha);
-        break;
-      case SgemmConfig::b128x128k16:
-        launch_shape<Shape128K16>(m, n, k, a, b, c, p_.alpha);
-        break;
-    }
-  }
-
- private:
-  GemmProblem<float> p_;
-  SgemmConfig cfg_;
-  cuda::Buffer<float> a_, b_, c_;
-};
+template <class S>
+std::unique_ptr<Runner> make_shape(const GemmProblem<float>& p) {
+  return std::make_unique<cuda::ShapedGemmRunner<float>>(p, prepare_shape<S>, launch_shape<S>);
+}
 
 }  // namespace
 
 std::unique_ptr<Runner> make_gemm_sgemm(const GemmProblem<float>& p, SgemmConfig cfg) {
-  return std::make_unique<SgemmRunner>(p, cfg);
+  switch (cfg) {
+    case SgemmConfig::b128x256k32:
+      return make_shape<Shape256K32>(p);
+    case SgemmConfig::b128x128k16:
+      return make_shape<Shape128K16>(p);
+    case SgemmConfig::b128x256k16:
+      break;
+  }
+  return make_shape<Shape256K16>(p);
 }
 
 }  // namespace mm
