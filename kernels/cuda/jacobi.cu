@@ -101,10 +101,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   }
 
   void init(cuda::Buffer<T>& g, T interior) {
-    const std::int64_t blocks = std::min<std::int64_t>(ceil_div(p_.room.points(), kThreads),
-                                                       8 * std::int64_t{cuda::multiprocessors()});
-    init_room<T><<<blocks, kThreads>>>(p_.room.n, p_.room.dim, g.get(), interior);
-    MM_CUDA_LAUNCHED("jacobi init_room");
+    jacobi_kernels::fill_room(p_.room, g.get(), interior);
   }
 
   // The launch shape of the sweep kernel (one partial a block), from the tuning for the

@@ -4,6 +4,7 @@
 // stencil_march.cuh, the launch shapes in stencil_plan.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "cuda/cuda_util.cuh"
@@ -66,6 +67,15 @@ __global__ void __launch_bounds__(kThreads)
         i == 0 || i == n - 1 || j == 0 || j == n - 1 || (dim == 3 && (k == 0 || k == n - 1));
     u[t] = !wall ? interior : j == 0 ? T(0) : T(20);
   }
+}
+
+// Queues init_room over ROOM's grid G (on the default stream): at most 8 blocks a multiprocessor.
+template <class T>
+void fill_room(const HeatedRoom& room, T* g, T interior) {
+  const std::int64_t blocks = std::min<std::int64_t>(stencil::ceil_div(room.points(), kThreads),
+                                                     8 * std::int64_t{cuda::multiprocessors()});
+  init_room<T><<<blocks, kThreads>>>(room.n, room.dim, g, interior);
+  MM_CUDA_LAUNCHED("jacobi init_room");
 }
 
 // The course's mapping: a thread per interior point, consecutive threads along the slowest

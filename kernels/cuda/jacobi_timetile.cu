@@ -167,12 +167,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
   static TileFn tile_fn(int l, bool norm) { return tile_fn_from(l, norm); }
 
   void init(cuda::Buffer<T>& g, T interior) {
-    const std::int64_t blocks =
-        std::min<std::int64_t>(stencil::ceil_div(p_.room.points(), stencil::kThreads),
-                               8 * std::int64_t{cuda::multiprocessors()});
-    jacobi_kernels::init_room<T>
-        <<<blocks, stencil::kThreads>>>(p_.room.n, p_.room.dim, g.get(), interior);
-    MM_CUDA_LAUNCHED("jacobi init_room");
+    jacobi_kernels::fill_room(p_.room, g.get(), interior);
   }
 
   StencilProblem<T> p_;
