@@ -162,9 +162,13 @@ struct JacobiTuning {
   // How the 3D marching sweep of one row a thread (cuda-norm) issues its loads: 0 the code's
   // choice (by device: off where gpu_memory_rich(), else regs); 1 (off) at the step that uses them;
   // 2 (regs) one step ahead, into registers (two steps' loads in flight a thread; more registers,
-  // fewer blocks). The grid and the change are the same bit for bit
-  // (kernels/cuda/stencil_march.cuh).
+  // fewer blocks); 3 (tma) by the copy engine into a ring of shared-memory stages several planes
+  // ahead (vectors of 16 bytes; else regs). The grid and the change are the same bit for bit
+  // (kernels/cuda/stencil_march.cuh, stencil_march_tma.cuh).
   int ahead = 0;
+  // ahead=tma: the planes a block's ring of shared-memory stages holds, 3..12 (0: the code's
+  // choice, stencil_plan.hpp's kTmaStages).
+  int stages = 0;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

@@ -77,10 +77,11 @@ const TuneKeys& JacobiTuning::keys() {
       "jacobi stencil",
       "--poisson2d/3d on the GPU: the marching sweeps (cuda-norm, -ry2, -ry4, -col), "
       "cuda-timetile (chunks, norm)",
-      {{"warps", "8|16",
-        "warps a block of the 3D sweep: side by side along x over whole rows (at most 8), "
-        "the rest along y; fewer where the warps along x do not divide it (2D: 4, fixed)",
-        "8"},
+      {{"warps", "8|16|32",
+        "warps a block of the 3D sweep: side by side along x over whole rows (at most 8; 16 "
+        "with ahead=tma), the rest along y; fewer where the warps along x do not divide it; "
+        "32 with ahead=tma only, the others take 16 (2D: 4, fixed)",
+        "8; tma by device: 32, 8 where memory is rich (H200)"},
        {"chunks", "0..65535",
         "chunks of planes (2D: rows) each column of tiles is cut into, one block marching "
         "each; the wave-fill rule takes the fewest whose blocks fill the GPU's block slots to "
@@ -91,24 +92,28 @@ const TuneKeys& JacobiTuning::keys() {
         "time-tiled sweep's own order (fused), or by a last sweep of cuda-norm's, its change "
         "bit for bit (plain: one more pass through memory a check)",
         "fused"},
-       {"ahead", "off|regs",
-        "cuda-norm's 3D sweep: each step's loads issued at that step (off) or one step ahead "
+       {"ahead", "off|regs|tma",
+        "cuda-norm's 3D sweep: each step's loads issued at that step (off), one step ahead "
         "into registers (regs: two steps' loads in flight a thread, more registers, fewer "
-        "blocks)",
-        "by device: regs, off where memory is rich (H200)"}}};
+        "blocks), or several planes ahead by the copy engine into shared memory (tma; rows of "
+        "16-byte vectors, else the device's choice of the two)",
+        "double in 16-byte vectors: tma; else by device: regs, off where memory is rich (H200)"},
+       {"stages", "3..12", "ahead=tma: planes in a block's ring of shared-memory stages", "3"}}};
   return k;
 }
 
 JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   JacobiTuning t;
   const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks"),
-                &norm = keys().key("norm"), &ahead = keys().key("ahead");
-  if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16});
+                &norm = keys().key("norm"), &ahead = keys().key("ahead"),
+                &stages = keys().key("stages");
+  if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16, 32});
   if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
   if (const auto v = args.get(norm))
     t.norm = 1 + static_cast<int>(tune_choice(norm, *v, {"fused", "plain"}));
   if (const auto v = args.get(ahead))
-    t.ahead = 1 + static_cast<int>(tune_choice(ahead, *v, {"off", "regs"}));
+    t.ahead = 1 + static_cast<int>(tune_choice(ahead, *v, {"off", "regs", "tma"}));
+  if (const auto v = args.get(stages)) t.stages = tune_int(stages, *v, 3, 12);
   return t;
 }
 
@@ -117,7 +122,8 @@ nlohmann::json JacobiTuning::to_json() const {
   if (warps) j["warps"] = warps;
   if (chunks) j["chunks"] = chunks;
   if (norm) j["norm"] = norm == 2 ? "plain" : "fused";
-  if (ahead) j["ahead"] = ahead == 2 ? "regs" : "off";
+  if (ahead) j["ahead"] = ahead == 3 ? "tma" : ahead == 2 ? "regs" : "off";
+  if (stages) j["stages"] = stages;
   return j;
 }
 

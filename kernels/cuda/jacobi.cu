@@ -94,7 +94,8 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   template <bool NORM>
   MarchFn march_fn() const {
     if (p_.room.dim == 2 || rows_per_thread() == 1)
-      return stencil::march_row_fn<T, NORM>(p_.room.dim, vec_, stencil::march_ahead(p_.tuning));
+      return stencil::march_row_fn<T, NORM>(p_.room.dim, vec_,
+                                            static_cast<stencil::Ahead>(launch_.ahead));
     if constexpr (sizeof(T) == 4)
       if (vec_ == 4) return march_as<4, NORM>();
     return vec_ == 2 ? march_as<2, NORM>() : march_as<1, NORM>();
@@ -111,12 +112,12 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     if (kernel_ == StencilCudaKernel::march) {
       launch_ = stencil::plan_march_rows<T>(p_.room, vec_, p_.tuning);
     } else if (marching()) {
-      launch_ = stencil::plan_march(p_.room, vec_, rows_per_thread(),
+      launch_ = stencil::plan_march(p_.room, vec_, sizeof(T), rows_per_thread(),
                                     kernel_ == StencilCudaKernel::march_col, p_.tuning, sms,
-                                    [this](int threads) {
+                                    [this](int threads, std::size_t shared) {
                                       int per_sm = 0;
                                       MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                          &per_sm, march_fn<true>(), threads, 0));
+                                          &per_sm, march_fn<true>(), threads, shared));
                                       return per_sm;
                                     });
     } else if (kernel_ == StencilCudaKernel::naive) {
@@ -124,6 +125,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     } else {
       launch_ = stencil::plan_tiled(p_.room, sms);
     }
+    room_ = stencil::room_for(room_, launch_);
     grid_dim_ = dim3(static_cast<unsigned>(launch_.gx), static_cast<unsigned>(launch_.gy),
                      static_cast<unsigned>(launch_.gz));
   }
@@ -133,9 +135,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     if (marching()) {
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
       const MarchFn fn = slot < 0 ? march_fn<false>() : march_fn<true>();
-      fn<<<grid_dim_, launch_.threads>>>(room_, grid_[src].get(), grid_[1 - src].get(),
-                                         static_cast<T>(p_.room.h2f), inv, launch_.chunk,
-                                         launch_.wx, s, partials_.get(), counter_.get());
+      fn<<<grid_dim_, launch_.threads, launch_.shared>>>(
+          room_, grid_[src].get(), grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv,
+          launch_.chunk, launch_.wx, s, partials_.get(), counter_.get());
       MM_CUDA_LAUNCHED("jacobi march_sweep");
     } else if (slot < 0) {
       sweep_as<NormMode::none>(src, s);

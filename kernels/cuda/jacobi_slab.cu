@@ -72,8 +72,9 @@ struct StencilSlabCuda<T>::Impl {
   // range, and its plan for a range of PLANES planes: the one-process runner's kernel and
   // launch, so that one rank's grid and change are cuda-norm's.
   template <bool NORM>
-  MarchFn march_fn() const {
-    return stencil::march_row_fn<T, NORM, true>(room.dim, vec, stencil::march_ahead(tuning));
+  MarchFn march_fn(const stencil::Launch& l) const {
+    return stencil::march_row_fn<T, NORM, true>(room.dim, vec,
+                                                static_cast<stencil::Ahead>(l.ahead));
   }
   const stencil::Launch& launch_for(std::int64_t planes) {
     auto it = launches.find(planes);
@@ -167,15 +168,15 @@ void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot) {
   Impl& m = *impl_;
   if (p1 <= p0) return;
   const stencil::Launch& l = m.launch_for(p1 - p0);
-  stencil::Room g = m.geo;
+  stencil::Room g = stencil::room_for(m.geo, l);
   g.k_lo = p0 - m.first;
   g.k_hi = p1 - m.first;
   const T inv = m.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
   const typename Impl::MarchFn fn =
-      slot < 0 ? m.template march_fn<false>() : m.template march_fn<true>();
+      slot < 0 ? m.template march_fn<false>(l) : m.template march_fn<true>(l);
   const dim3 grid(static_cast<unsigned>(l.gx), static_cast<unsigned>(l.gy),
                   static_cast<unsigned>(l.gz));
-  fn<<<grid, l.threads, 0, m.compute.get()>>>(
+  fn<<<grid, l.threads, l.shared, m.compute.get()>>>(
       g, m.grid[m.cur].get(), m.grid[1 - m.cur].get(), static_cast<T>(m.room.h2f), inv, l.chunk,
       l.wx, slot < 0 ? nullptr : m.slots.device() + slot, m.partials.get(), m.counter.get());
   MM_CUDA_LAUNCHED("jacobi slab march_sweep");

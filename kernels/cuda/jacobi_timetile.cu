@@ -137,18 +137,20 @@ class TimeTileRunner final : public cuda::CudaRunner {
     const dim3 grid(static_cast<unsigned>(plain_.gx), static_cast<unsigned>(plain_.gy),
                     static_cast<unsigned>(plain_.gz));
     const MarchFn fn = slot ? march_fn<true>() : march_fn<false>();
-    fn<<<grid, plain_.threads>>>(room_, grid_[src].get(), grid_[1 - src].get(),
-                                 static_cast<T>(p_.room.h2f), inv(), plain_.chunk, plain_.wx, slot,
-                                 partials_.get(), counter_.get());
+    fn<<<grid, plain_.threads, plain_.shared>>>(stencil::room_for(room_, plain_), grid_[src].get(),
+                                                grid_[1 - src].get(), static_cast<T>(p_.room.h2f),
+                                                inv(), plain_.chunk, plain_.wx, slot,
+                                                partials_.get(), counter_.get());
     MM_CUDA_LAUNCHED("jacobi march_sweep");
   }
 
   T inv() const { return p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4); }
 
-  // cuda-norm's sweep under its default tuning.
+  // cuda-norm's sweep under its default tuning (as planned: plain_).
   template <bool NORM>
   MarchFn march_fn() const {
-    return stencil::march_row_fn<T, NORM>(p_.room.dim, vec_, stencil::march_ahead(JacobiTuning{}));
+    return stencil::march_row_fn<T, NORM>(p_.room.dim, vec_,
+                                          static_cast<stencil::Ahead>(plain_.ahead));
   }
 
   // The time-tiled sweep of L levels (rows a thread as timetile_plan.hpp says).

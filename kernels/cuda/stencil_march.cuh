@@ -22,12 +22,22 @@ struct Room {
   std::int64_t n;
   std::int64_t rx0, rx1, ry0, ry1, rz0, rz1;
   std::int64_t k_lo, k_hi;
+  // ahead=tma (march3t_sweep): the stages a block's ring holds and the values of one.
+  int stages = 0;
+  std::int64_t stage_values = 0;
 };
 
 // The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
 // the range a RANGE sweep takes.
 inline Room room_of(const HeatedRoom& r) {
-  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1};
+  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0};
+}
+
+// ROOM as launch L's kernel takes it (its ring of stages, where L loads by TMA).
+inline Room room_for(Room room, const Launch& l) {
+  room.stages = l.stages;
+  room.stage_values = l.stage_values;
+  return room;
 }
 
 __device__ __forceinline__ bool within(std::int64_t v, std::int64_t lo, std::int64_t hi) {
@@ -181,12 +191,12 @@ constexpr int march3v_min_blocks() {
   return RY == 1 ? (AHEAD ? 2 : 3) : 1;
 }
 
-// AHEAD (--tune ahead=regs, the default for RY 1): the loads of step k + 1 (plane k + 2's
-// rows, plane k + 1's rows beside and row ends) are issued before step k is computed, into
-// registers, so that each thread has two steps' loads in flight instead of one; the values
-// and their order are the same, so is the grid and the change, bit for bit. H100 (double, the
-// change every sweep, N = 256 / 384 / 512 / 768, fraction of the copy): 0.85 / 0.87 / 0.86 /
-// 0.81 against 0.79 / 0.85 / 0.74 / 0.63 without (60 registers with the change, 4 blocks of
+// AHEAD (--tune ahead=regs; the H100's default where tma is not, stencil_plan.hpp): the loads of
+// step k + 1 (plane k + 2's rows, plane k + 1's rows beside and row ends) are issued before step k
+// is computed, into registers, so that each thread has two steps' loads in flight instead of one;
+// the values and their order are the same, so is the grid and the change, bit for bit. H100
+// (double, the change every sweep, N = 256 / 384 / 512 / 768, fraction of the copy): 0.85 / 0.87 /
+// 0.86 / 0.81 against 0.79 / 0.85 / 0.74 / 0.63 without (60 registers with the change, 4 blocks of
 // 256 or 5 of 192 threads a multiprocessor, against 40 and 6 or 8). Without it, ncu counted
 // 1.26 (N = 512) and 1.6 (768) times the sweep's least DRAM bytes: the rows beside a thread's
 // were fetched again after their neighbours' loads had left L2; with it, 1.0 at 768. Tried
@@ -347,6 +357,13 @@ __global__ void __launch_bounds__(32 * BY)
                   std::int64_t{gridDim.x} * gridDim.y);
 }
 
+}  // namespace mm::stencil
+
+// The same sweep with its loads by the copy engine (ahead=tma): it shares the helpers above.
+#include "cuda/stencil_march_tma.cuh"
+
+namespace mm::stencil {
+
 // ---- host: which marching kernel, and its launch ------------------------------------------
 
 // A marching sweep: its arguments are the same for every V, RY, NORM and way of loading.
@@ -361,6 +378,9 @@ MarchFn<T> march_row_as(int dim, Ahead a) {
   switch (a) {
     case Ahead::regs:
       return &march3v_sweep<T, V, 1, NORM, RANGE, true>;
+    case Ahead::tma:
+      if constexpr (V * sizeof(T) == 16) return &march3t_sweep<T, V, NORM, RANGE>;
+      return &march3v_sweep<T, V, 1, NORM, RANGE, true>;  // march_ahead never picks it
     default:
       return &march3v_sweep<T, V, 1, NORM, RANGE>;
   }
@@ -373,20 +393,26 @@ MarchFn<T> march_row_fn(int dim, int vec, Ahead a) {
                   : march_row_as<T, 1, NORM, RANGE>(dim, a);
 }
 
-// cuda-norm's launch of ROOM (one row a thread) under tuning T_: plan_march with the
+// cuda-norm's launch of ROOM (one row a thread) under tuning T: plan_march with the
 // occupancy of the kernel the tuning picks (with the change: the one with more registers), so
 // that cuda-norm, cuda-timetile's plain sweeps and (with RANGE) a distributed run's slabs that
 // plan through here launch the same grid of blocks and sum the change alike. PLANES as
 // plan_march's.
 template <class T, bool RANGE = false>
-Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& t_,
+Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& t,
                        std::int64_t planes = -1) {
-  const MarchFn<T> with = march_row_fn<T, true, RANGE>(room.dim, vec, march_ahead(t_));
+  const Ahead a = march_ahead(t, sizeof(T), vec);
+  const MarchFn<T> with = march_row_fn<T, true, RANGE>(room.dim, vec, a);
+  const MarchFn<T> without = march_row_fn<T, false, RANGE>(room.dim, vec, a);
   return plan_march(
-      room, vec, 1, false, t_, cuda::multiprocessors(),
-      [&](int threads) {
+      room, vec, sizeof(T), 1, false, t, cuda::multiprocessors(),
+      [&](int threads, std::size_t shared) {
+        for (const MarchFn<T> f : {with, without})
+          MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(f),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(shared)));
         int per_sm = 0;
-        MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, with, threads, 0));
+        MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, with, threads, shared));
         return per_sm;
       },
       planes);

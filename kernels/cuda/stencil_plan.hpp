@@ -40,10 +40,13 @@ inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 struct Launch {
   std::int64_t gx = 1, gy = 1, gz = 1;
   int threads = kThreads;
-  int wx = 1;               // 3D marching: warps side by side along x
-  std::int64_t chunk = 1;   // planes (rows) a block marches through
-  std::int64_t chunks = 1;  // chunks each column of tiles is cut into
-  int ahead = 0;            // 3D marching, one row a thread: JacobiTuning::ahead (1, 2)
+  int wx = 1;                     // 3D marching: warps side by side along x
+  std::int64_t chunk = 1;         // planes (rows) a block marches through
+  std::int64_t chunks = 1;        // chunks each column of tiles is cut into
+  int ahead = 0;                  // 3D marching, one row a thread: JacobiTuning::ahead (1, 2, 3)
+  int stages = 0;                 // ahead=tma: planes in a block's ring of shared-memory stages
+  std::int64_t stage_values = 0;  // ahead=tma: values of one stage
+  std::size_t shared = 0;         // dynamic shared memory of a block
   std::int64_t blocks() const { return gx * gy * gz; }
 };
 
@@ -57,11 +60,43 @@ struct Launch {
 // 0.81 / 0.72, regs 0.75 / 0.77 / 0.80 / 0.70 (single: off 0.73 / 0.84 / 0.87 / 0.80, regs
 // 0.68 / 0.80 / 0.78 / 0.75): with 1.4 times the H100's bytes a clock per multiprocessor, the
 // extra registers' cost in resident blocks outweighs the loads they hide. So: regs, but off
-// where memory is rich (device.hpp's gpu_memory_rich: H200 yes, H100 no).
-enum class Ahead { off = 1, regs = 2 };
-inline Ahead march_ahead(const JacobiTuning& t) {
-  if (t.ahead) return static_cast<Ahead>(t.ahead);
-  return gpu_memory_rich() ? Ahead::off : Ahead::regs;
+// where memory is rich (device.hpp's gpu_memory_rich: H200 yes, H100 no). In double, where the
+// rows are of 16-byte vectors, tma (the copy engine into shared memory, stencil_march_tma.cuh)
+// beat both on both GPUs, at its own block shape (tma_warps) and 3 stages: H100 0.86 / 0.89 /
+// 0.91 / 0.83 (regs 0.85 / 0.88 / 0.86 / 0.82 in the same call), H200 0.83 / 0.92 / 0.89 /
+// 0.83 (off 0.83 / 0.85 / 0.83 / 0.72); in single it lost at two sizes of four on each, so
+// single keeps regs or off (bench/results/jacobi_tma_2026-11-25_*.md).
+enum class Ahead { off = 1, regs = 2, tma = 3 };
+// The way of loading for values of VALUE_BYTES bytes in vectors of VEC: tma only where a
+// vector is 16 bytes (else the device's choice between off and regs).
+inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec) {
+  const Ahead plain = gpu_memory_rich() ? Ahead::off : Ahead::regs;
+  const bool sixteen = static_cast<std::size_t>(vec) * value_bytes == 16;
+  if (t.ahead) return t.ahead == 3 && !sixteen ? plain : static_cast<Ahead>(t.ahead);
+  return value_bytes == 8 && sixteen ? Ahead::tma : plain;
+}
+// Warps a block of the tma sweep unless --tune warps=W: H100 (double, fraction of the copy at
+// N = 256 / 384 / 512 / 768, 3 stages) 8 warps 0.84 / 0.71 / 0.77 / 0.67, 16 0.89 / 0.85 /
+// 0.94 / 0.68, 32 0.86 / 0.89 / 0.91 / 0.83; H200 8 warps 0.83 / 0.92 / 0.89 / 0.83, 16 0.79 /
+// 0.90 / 0.86 / 0.83, 32 0.75 / 0.79 / 0.82 / 0.74. The H200's blocks resident at 8 warps
+// keep more bytes in flight than its richer memory needs less of; the H100 wants taller
+// blocks (fewer rows beside a block's read twice).
+inline int tma_warps() {
+  return gpu_memory_rich() ? 8 : 32;
+}
+
+// ahead=tma: a block's stage holds its rows, the row beside each end, and this many bytes
+// beyond its points each side along x (the end points' neighbours; 128 so that each row's copy
+// starts on a line where the rows do). Stages a ring unless --tune stages=S: two planes read at
+// a step, the rest in flight.
+constexpr int kTmaHaloBytes = 128;
+constexpr int kTmaStages = 3;
+
+// Values of one stage of a block of WX x WY warps, VEC values a lane of VALUE_BYTES each.
+inline std::int64_t tma_stage_values(std::int64_t n, int vec, std::size_t value_bytes, int wx,
+                                     int wy) {
+  const std::int64_t halo = kTmaHaloBytes / static_cast<std::int64_t>(value_bytes);
+  return (wy + 2) * std::min<std::int64_t>(n, std::int64_t{wx} * 32 * vec + 2 * halo);
 }
 
 // The vector width of the marching sweeps: the widest (8 or 16 bytes) whose count of values
@@ -89,36 +124,48 @@ inline std::int64_t march_chunks(std::int64_t tiles, std::int64_t resident, std:
   return best;
 }
 
-// The marching sweep (cuda-norm*) of ROOM with VEC values a vector, RY rows of y a thread
-// (3D), COL for one warp along x (march_col); SMS multiprocessors, PER_SM(threads) the blocks
-// of that many threads resident on one (the kernel's occupancy). One wave: every block
+// The marching sweep (cuda-norm*) of ROOM with VEC values of VALUE_BYTES a vector, RY rows of y a
+// thread (3D), COL for one warp along x (march_col); SMS multiprocessors, PER_SM(threads, shared)
+// the blocks of that many threads resident on one (the kernel's occupancy). One wave: every block
 // resident at once, each marching one chunk of planes (rows in 2D); the two planes before a
 // chunk are the only ones read twice. PLANES: the planes (2D: rows) a launch updates, when not
 // all N - 2 (a distributed run's slab, kernels/cuda/jacobi_slab.cu).
 template <class PerSm>
-Launch plan_march(const HeatedRoom& room, int vec, int ry, bool col, const JacobiTuning& t,
-                  std::int64_t sms, PerSm&& per_sm, std::int64_t planes = -1) {
-  if (t.warps != 0 && t.warps != 8 && t.warps != 16)
-    throw std::invalid_argument("JacobiTuning::warps must be 0, 8 or 16, not " +
+Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int ry, bool col,
+                  const JacobiTuning& t, std::int64_t sms, PerSm&& per_sm,
+                  std::int64_t planes = -1) {
+  if (t.warps != 0 && t.warps != 8 && t.warps != 16 && t.warps != 32)
+    throw std::invalid_argument("JacobiTuning::warps must be 0, 8, 16 or 32, not " +
                                 std::to_string(t.warps));
   const std::int64_t n = room.n, m = n - 2;
   Launch l;
   if (room.dim == 3) {
-    // Warps side by side along x (at most 8 a block) to cover whole rows, the rest of the
-    // block's warps along y; march_col: one warp along x, the rest along y.
+    // Warps side by side along x (at most 8 a block; 16 by TMA) to cover whole rows, the rest
+    // of the block's warps along y; march_col: one warp along x, the rest along y. 32 warps a
+    // block by TMA only (the other sweeps are bounded for 16).
+    const Ahead ahead = march_ahead(t, value_bytes, vec);
+    const bool tma = ry == 1 && !col && ahead == Ahead::tma;
     const std::int64_t row_warps = ceil_div(n, 32 * std::int64_t{vec});
-    l.gx = col ? row_warps : ceil_div(row_warps, 8);
+    l.gx = col ? row_warps : ceil_div(row_warps, tma ? 16 : 8);
     l.wx = static_cast<int>(ceil_div(row_warps, l.gx));
-    const int wy = std::max(1, (t.warps ? t.warps : kMarchWarps) / l.wx);
+    const int warps =
+        t.warps ? (tma ? t.warps : std::min(t.warps, 16)) : (tma ? tma_warps() : kMarchWarps);
+    const int wy = std::max(1, warps / l.wx);
     l.threads = 32 * l.wx * wy;
     l.gy = ceil_div(m, std::int64_t{wy} * ry);
     if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
-    if (ry == 1) l.ahead = static_cast<int>(march_ahead(t));
+    if (ry == 1) l.ahead = static_cast<int>(ahead);
+    if (tma) {
+      l.stages = t.stages ? t.stages : kTmaStages;
+      l.stage_values = tma_stage_values(n, vec, value_bytes, l.wx, wy);
+      l.shared = static_cast<std::size_t>(l.stages) *
+                 (static_cast<std::size_t>(l.stage_values) * value_bytes + 8);
+    }
   } else {
     l.threads = 32 * kMarch2Warps;
     l.gx = ceil_div(n, std::int64_t{l.threads} * vec);
   }
-  const std::int64_t resident = std::max<std::int64_t>(1, per_sm(l.threads)) * sms;
+  const std::int64_t resident = std::max<std::int64_t>(1, per_sm(l.threads, l.shared)) * sms;
   const std::int64_t span = planes >= 0 ? planes : m;
   l.chunk =
       ceil_div(span, march_chunks(l.gx * l.gy, resident, std::min(span, kMaxGridYZ), t.chunks));
@@ -158,7 +205,7 @@ inline Launch plan_tiled(const HeatedRoom& room, std::int64_t sms) {
 // The tuning a marching launch L of a DIM-dimensional room used (warps: 3D only).
 inline JacobiTuning march_tuning(const Launch& l, int dim) {
   JacobiTuning used;
-  if (dim == 3) used.warps = l.threads / 32, used.ahead = l.ahead;
+  if (dim == 3) used.warps = l.threads / 32, used.ahead = l.ahead, used.stages = l.stages;
   used.chunks = static_cast<int>(l.chunks);
   return used;
 }

@@ -15,7 +15,7 @@ sys.exit(0 if ($2) else 1)"; then pass "$3"; else fail "$3: $(head -c 600 "$1")"
 
 # ---- --tune help -----------------------------------------------------------------------------
 expect_exit 0 mmjacobi --tune help
-grep -Eq '^  warps=8\|16 +default 8$' out && pass "--tune help lists warps=8|16, default 8" ||
+grep -Eq '^  warps=8\|16\|32 +default 8; tma by device' out && pass "--tune help lists warps=8|16|32, default 8" ||
   fail "--tune help lacks warps: $(cat out)"
 grep -Eq '^  chunks=0\.\.65535 +default 0: the wave-fill rule$' out &&
   pass "--tune help lists chunks, default 0: the wave-fill rule" || fail "--tune help lacks chunks: $(cat out)"
@@ -28,10 +28,10 @@ grep -q -- '--tune KEY=VALUE' out && grep -q -- '--profile' out && pass "--help 
 
 # ---- refused keys and values -------------------------------------------------------------------
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune nosuch=1 -o never.mtx
-expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead"
+expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages"
 [[ ! -e never.mtx ]] && pass "an unknown key wrote nothing" || fail "an unknown key left never.mtx"
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune warps=9
-expect_stderr '^mmjacobi: --tune warps=9: warps takes 8\|16$'
+expect_stderr '^mmjacobi: --tune warps=9: warps takes 8\|16\|32$'
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune chunks=-1
 expect_stderr '^mmjacobi: --tune chunks=-1: chunks takes 0\.\.65535$'
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune chunks=many
@@ -122,21 +122,22 @@ if [[ $gpu ]]; then
   # N = 64 in double: one warp covers a row, so 16 warps take 16 rows of y; 62 planes in 3 chunks.
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm \
     --tune warps=16 --tune chunks=3 -q --timing t_gpu.jsonl
-  # The loads ahead (3D, one row a thread) are recorded as used too: the device's default
-  # (regs, or off where memory is rich) unless given.
-  json_check t_gpu.jsonl "r['tuning'] == {'warps': 16, 'chunks': 3, 'ahead': r['tuning'].get('ahead')} and r['tuning']['ahead'] in ('off', 'regs')" \
-    "the record carries warps=16 chunks=3 and the loads ahead as used"
+  # The way of loading (3D, one row a thread) is recorded as used too: in double by the copy
+  # engine (tma) with its ring's stages, unless given.
+  json_check t_gpu.jsonl "r['tuning'] == {'warps': 16, 'chunks': 3, 'ahead': 'tma', 'stages': 3}" \
+    "the record carries warps=16 chunks=3 and the loads by TMA with 3 stages"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune ahead=off -q \
     --timing t_gpu1.jsonl
   json_check t_gpu1.jsonl "r['tuning']['ahead'] == 'off'" "ahead=off given is recorded as used"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm -q --timing t_gpu2.jsonl
-  json_check t_gpu2.jsonl "r['tuning']['warps'] == 8 and r['tuning']['chunks'] >= 1 and r['tuning']['ahead'] in ('off', 'regs') and len(r['tuning']) == 3" \
-    "the record carries the default warps, the chunks the wave-fill rule chose and the device's loads ahead"
+  json_check t_gpu2.jsonl "r['tuning']['warps'] in (8, 32) and r['tuning']['chunks'] >= 1 and r['tuning']['ahead'] == 'tma' and r['tuning']['stages'] == 3 and len(r['tuning']) == 4" \
+    "the record carries the device's warps, the chunks the wave-fill rule chose, tma and its stages"
   # Defaults match the same run with them given: same grid.
   chunks=$("$PY" -c "import json; print(json.loads(open('t_gpu2.jsonl').readline())['tuning']['chunks'])")
   ahead=$("$PY" -c "import json; print(json.loads(open('t_gpu2.jsonl').readline())['tuning']['ahead'])")
+  warps=$("$PY" -c "import json; print(json.loads(open('t_gpu2.jsonl').readline())['tuning']['warps'])")
   mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm -o d.mtx 2>/dev/null
-  mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune warps=8 --tune chunks="$chunks" \
+  mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune warps="$warps" --tune chunks="$chunks" \
     --tune ahead="$ahead" -o e.mtx 2>/dev/null
   same_files d.mtx e.mtx
   # 2D: chunks only; warps is not used (warned about).

@@ -18,10 +18,10 @@ constexpr auto usage_error = test::tuning_usage_error<JacobiTuning>;
 
 TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   const TuneKeys& k = JacobiTuning::keys();
-  ASSERT_EQ(k.keys.size(), 4u);
+  ASSERT_EQ(k.keys.size(), 5u);
   EXPECT_EQ(k.keys[0].name, "warps");
-  EXPECT_EQ(k.keys[0].allowed, "8|16");
-  EXPECT_EQ(k.keys[0].fallback, "8");
+  EXPECT_EQ(k.keys[0].allowed, "8|16|32");
+  EXPECT_EQ(k.keys[0].fallback, "8; tma by device: 32, 8 where memory is rich (H200)");
   EXPECT_EQ(k.keys[1].name, "chunks");
   EXPECT_EQ(k.keys[1].allowed, "0..65535");
   EXPECT_EQ(k.keys[1].fallback, "0: the wave-fill rule");
@@ -29,8 +29,13 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.keys[2].allowed, "fused|plain");
   EXPECT_EQ(k.keys[2].fallback, "fused");
   EXPECT_EQ(k.keys[3].name, "ahead");
-  EXPECT_EQ(k.keys[3].allowed, "off|regs");
-  EXPECT_EQ(k.keys[3].fallback, "by device: regs, off where memory is rich (H200)");
+  EXPECT_EQ(k.keys[3].allowed, "off|regs|tma");
+  EXPECT_EQ(
+      k.keys[3].fallback,
+      "double in 16-byte vectors: tma; else by device: regs, off where memory is rich (H200)");
+  EXPECT_EQ(k.keys[4].name, "stages");
+  EXPECT_EQ(k.keys[4].allowed, "3..12");
+  EXPECT_EQ(k.keys[4].fallback, "3");
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
     EXPECT_FALSE(key.experimental) << key.name;
@@ -57,16 +62,22 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"ahead=off"}).ahead, 1);
   EXPECT_EQ(parse({"ahead=regs"}).ahead, 2);
   EXPECT_EQ(parse({"ahead=regs"}).to_json(), (nlohmann::json{{"ahead", "regs"}}));
-  EXPECT_EQ(usage_error({"ahead=on"}), "--tune ahead=on: ahead takes off|regs");
+  EXPECT_EQ(parse({"ahead=tma"}).ahead, 3);
+  EXPECT_EQ(parse({"ahead=tma"}).to_json(), (nlohmann::json{{"ahead", "tma"}}));
+  EXPECT_EQ(usage_error({"ahead=on"}), "--tune ahead=on: ahead takes off|regs|tma");
+  EXPECT_EQ(parse({"stages=4"}).stages, 4);
+  EXPECT_EQ(parse({"stages=12"}).to_json(), (nlohmann::json{{"stages", 12}}));
+  EXPECT_EQ(usage_error({"stages=2"}), "--tune stages=2: stages takes 3..12");
   // Every declared key is read: a value for it shows in to_json().
-  for (const auto& [key, value] : {std::pair{"warps", "16"}, std::pair{"chunks", "3"},
-                                   std::pair{"norm", "plain"}, std::pair{"ahead", "regs"}})
+  for (const auto& [key, value] :
+       {std::pair{"warps", "16"}, std::pair{"chunks", "3"}, std::pair{"norm", "plain"},
+        std::pair{"ahead", "regs"}, std::pair{"stages", "8"}})
     EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
 }
 
 TEST(JacobiTuning, BadValuesAreUsageErrorsNamingTheAllowedOnes) {
-  EXPECT_EQ(usage_error({"warps=9"}), "--tune warps=9: warps takes 8|16");
-  EXPECT_EQ(usage_error({"warps=0"}), "--tune warps=0: warps takes 8|16");
+  EXPECT_EQ(usage_error({"warps=9"}), "--tune warps=9: warps takes 8|16|32");
+  EXPECT_EQ(usage_error({"warps=0"}), "--tune warps=0: warps takes 8|16|32");
   EXPECT_EQ(usage_error({"chunks=-1"}), "--tune chunks=-1: chunks takes 0..65535");
   EXPECT_EQ(usage_error({"chunks=65536"}), "--tune chunks=65536: chunks takes 0..65535");
   EXPECT_EQ(usage_error({"chunks=four"}), "--tune chunks=four: chunks takes 0..65535");
@@ -78,15 +89,17 @@ TEST(JacobiTuning, BadValuesAreUsageErrorsNamingTheAllowedOnes) {
 using stencil::Launch;
 
 // An H200-like GPU: 132 multiprocessors, 6 blocks of 256 threads resident a multiprocessor
-// (3 of 512, 12 of 128).
+// (3 of 512, 12 of 128), 227 KB of shared memory a multiprocessor.
 constexpr std::int64_t kSms = 132;
-int per_sm(int threads) {
-  return 1536 / threads;
+int per_sm(int threads, std::size_t shared) {
+  const int by_threads = 1536 / threads;
+  return shared ? std::min<int>(by_threads, static_cast<int>(227 * 1024 / shared)) : by_threads;
 }
 
 Launch march(int dim, std::int64_t n, int ry, bool col, JacobiTuning t, std::size_t bytes = 8) {
   const HeatedRoom room = heated_room(dim, n);
-  return stencil::plan_march(room, stencil::march_vector(bytes, n), ry, col, t, kSms, per_sm);
+  return stencil::plan_march(room, stencil::march_vector(bytes, n), bytes, ry, col, t, kSms,
+                             per_sm);
 }
 
 TEST(StencilPlan, VectorWidthDividesTheRow) {
@@ -107,29 +120,89 @@ TEST(StencilPlan, WaveFillRuleAndRequestedChunks) {
   EXPECT_EQ(stencil::march_chunks(510, 792, 5, 7), 5);    // at most MOST
 }
 
-// The loads ahead by default where memory is not rich against the multiprocessors (H100),
-// at the step where it is (H200): device.hpp's gpu_memory_rich().
-stencil::Ahead default_ahead() {
+// Without the copy engine (single precision, rows not of 16-byte vectors): the loads ahead by
+// default where memory is not rich against the multiprocessors (H100), at the step where it is
+// (H200): device.hpp's gpu_memory_rich().
+stencil::Ahead plain_ahead() {
   return gpu_memory_rich() ? stencil::Ahead::off : stencil::Ahead::regs;
 }
-const char* default_ahead_name() {
+const char* plain_ahead_name() {
   return gpu_memory_rich() ? "off" : "regs";
 }
+// The tuning of those ways of loading, given.
+JacobiTuning plain(int warps = 0, int chunks = 0) {
+  return {warps, chunks, 0, static_cast<int>(plain_ahead())};
+}
 
-TEST(StencilPlan, MarchLoadsAheadUnlessTold) {
-  EXPECT_EQ(stencil::march_ahead(JacobiTuning{}), default_ahead());
-  EXPECT_EQ(stencil::march_ahead(JacobiTuning{0, 0, 0, 1}), stencil::Ahead::off);
-  EXPECT_EQ(stencil::march_ahead(JacobiTuning{0, 0, 0, 2}), stencil::Ahead::regs);
+TEST(StencilPlan, MarchLoadsByTmaInDoubleElseAheadUnlessTold) {
+  using stencil::Ahead;
+  using stencil::march_ahead;
+  EXPECT_EQ(march_ahead({}, 8, 2), Ahead::tma);
+  EXPECT_EQ(march_ahead({}, 8, 1), plain_ahead());  // N odd: 8-byte vectors
+  EXPECT_EQ(march_ahead({}, 4, 4), plain_ahead());  // single: lost at two sizes of four
+  EXPECT_EQ(march_ahead({0, 0, 0, 1}, 8, 2), Ahead::off);
+  EXPECT_EQ(march_ahead({0, 0, 0, 2}, 8, 2), Ahead::regs);
+  EXPECT_EQ(march_ahead({0, 0, 0, 3}, 4, 4), Ahead::tma);
+  EXPECT_EQ(march_ahead({0, 0, 0, 3}, 8, 1), plain_ahead());  // asked, but no 16-byte vectors
   // The record names it for the 3D sweep of one row a thread only.
-  EXPECT_EQ(march(3, 64, 1, false, {}).ahead, static_cast<int>(default_ahead()));
+  EXPECT_EQ(march(3, 64, 1, false, {}).ahead, 3);
+  EXPECT_EQ(march(3, 65, 1, false, {}).ahead, static_cast<int>(plain_ahead()));
+  EXPECT_EQ(march(3, 64, 1, false, {}, 4).ahead, static_cast<int>(plain_ahead()));
   EXPECT_EQ(march(3, 64, 1, false, {0, 0, 0, 1}).ahead, 1);
   EXPECT_EQ(march(3, 64, 2, false, {}).ahead, 0);
   EXPECT_EQ(march(2, 64, 1, false, {}).ahead, 0);
 }
 
+// ahead=tma: a ring of stages of the block's rows, the row beside each end and 16 bytes of
+// halo a side (clipped to the row), in dynamic shared memory that bounds the blocks resident.
+TEST(StencilPlan, MarchByTmaSizesItsRing) {
+  // N = 512 double, 8 warps over a whole row (no halo): 3 rows a stage, 3 stages (36 KB), 6
+  // blocks a multiprocessor, 1530 blocks in 3 chunks on 1584 slots.
+  Launch l = march(3, 512, 1, false, {8, 0, 0, 3});
+  EXPECT_EQ(l.ahead, 3);
+  EXPECT_EQ(l.threads, 256);
+  EXPECT_EQ(l.stages, 3);
+  EXPECT_EQ(l.stage_values, 3 * 512);
+  EXPECT_EQ(l.shared, 3u * (3 * 512 * 8 + 8));
+  EXPECT_EQ(l.chunks, 3);
+  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
+            (nlohmann::json{{"warps", 8}, {"chunks", 3}, {"ahead", "tma"}, {"stages", 3}}));
+  // 4 stages: 48 KB, 4 blocks a multiprocessor: 510 blocks in one chunk on 528 slots.
+  EXPECT_EQ(march(3, 512, 1, false, {8, 0, 0, 3, 4}).chunks, 1);
+  // The default block: the device's warps (tma_warps), whole rows of 8 warps.
+  l = march(3, 512, 1, false, {});
+  EXPECT_EQ(l.threads, 32 * 8 * std::max(1, stencil::tma_warps() / 8));
+  EXPECT_EQ(l.stage_values, (l.threads / 256 + 2) * 512);
+  // N = 768 double: 12 warps over a whole row (up to 16 by TMA), so 16 warps take one row.
+  l = march(3, 768, 1, false, {16, 0, 0, 3, 5});
+  EXPECT_EQ(l.gx, 1);
+  EXPECT_EQ(l.wx, 12);
+  EXPECT_EQ(l.threads, 384);
+  EXPECT_EQ(l.stages, 5);
+  EXPECT_EQ(l.stage_values, 3 * 768);
+  // 32 warps: two rows.
+  EXPECT_EQ(march(3, 768, 1, false, {32, 0, 0, 3}).threads, 768);
+  // N = 2050 double: 33 warps a row, in 3 blocks of 11 along x; each stage row 704 points
+  // and 16 a side (the first block: 16 on its right only).
+  l = march(3, 2050, 1, false, {16, 0, 0, 3});
+  EXPECT_EQ(l.gx, 3);
+  EXPECT_EQ(l.wx, 11);
+  EXPECT_EQ(l.stage_values, 3 * (704 + 32));
+  // Single precision, N = 256: 4 values a lane, 2 warps a whole row, 4 rows.
+  l = march(3, 256, 1, false, {8, 0, 0, 3}, 4);
+  EXPECT_EQ(l.wx, 2);
+  EXPECT_EQ(l.stage_values, 6 * 256);
+  EXPECT_EQ(l.shared, 3u * (6 * 256 * 4 + 8));
+  // The other sweeps take no ring, and at most 16 warps.
+  EXPECT_EQ(march(3, 512, 1, false, plain()).shared, 0u);
+  EXPECT_EQ(march(3, 512, 1, false, plain(32)).threads, 512);
+  EXPECT_EQ(march(3, 512, 2, false, {0, 0, 0, 3}).stages, 0);
+}
+
 TEST(StencilPlan, March3DDefaultsAndTuning) {
-  // N = 512 double: vectors of 2, 8 warps a row side by side, one row of y a block.
-  Launch l = march(3, 512, 1, false, {});
+  // N = 512 double (without TMA): vectors of 2, 8 warps a row side by side, one row of y a
+  // block.
+  Launch l = march(3, 512, 1, false, plain());
   EXPECT_EQ(l.threads, 256);
   EXPECT_EQ(l.wx, 8);
   EXPECT_EQ(l.gx, 1);
@@ -139,22 +212,22 @@ TEST(StencilPlan, March3DDefaultsAndTuning) {
   EXPECT_EQ(l.gz, 3);
   EXPECT_EQ(l.blocks(), 1530);
   EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
-            (nlohmann::json{{"warps", 8}, {"chunks", 3}, {"ahead", default_ahead_name()}}));
+            (nlohmann::json{{"warps", 8}, {"chunks", 3}, {"ahead", plain_ahead_name()}}));
   // 16 warps: two rows of y a block, 3 blocks a multiprocessor.
-  l = march(3, 512, 1, false, {16, 0});
+  l = march(3, 512, 1, false, plain(16));
   EXPECT_EQ(l.threads, 512);
   EXPECT_EQ(l.gy, 255);
   EXPECT_EQ(l.chunks, 3);
   EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
-            (nlohmann::json{{"warps", 16}, {"chunks", 3}, {"ahead", default_ahead_name()}}));
+            (nlohmann::json{{"warps", 16}, {"chunks", 3}, {"ahead", plain_ahead_name()}}));
   // Chunks asked for: 510 planes in 7 chunks of 73.
-  l = march(3, 512, 1, false, {0, 7});
+  l = march(3, 512, 1, false, plain(0, 7));
   EXPECT_EQ(l.chunk, 73);
   EXPECT_EQ(l.chunks, 7);
   EXPECT_EQ(l.gz, 7);
   EXPECT_EQ(l.threads, 256);
   // Fewer warps where the row's warps do not divide 8: N = 130 takes 3 along x, 2 along y.
-  l = march(3, 130, 1, false, {});
+  l = march(3, 130, 1, false, plain());
   EXPECT_EQ(l.wx, 3);
   EXPECT_EQ(l.threads, 6 * 32);
   EXPECT_EQ(stencil::march_tuning(l, 3).warps, 6);
@@ -297,7 +370,7 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
           EXPECT_EQ(used.contains("warps"), dim == 3) << what;
           if (dim == 3) {
             const int warps = used["warps"].get<int>();
-            EXPECT_LE(warps, t.warps ? t.warps : 8) << what;
+            EXPECT_LE(warps, t.warps ? t.warps : 32) << what;
             EXPECT_GE(warps, 6) << what;  // 3 warps along x at most here
           }
           ++ran;
@@ -308,29 +381,42 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
   EXPECT_EQ(ran, 2 * 4 * 4 * 7) << "expected cuda-norm, -ry2, -ry4 and -col";
 }
 
-// cuda-norm's two ways of loading (ahead=off, regs) compute the same points from the same
-// values in the same blocks: the grid and the change bit for bit, at sizes whose vectors are
-// 1, 2 and 4 values wide, with the chunks given (the rule's depend on each kernel's
-// occupancy), among them chunks of one plane (the shortest march: no step ahead).
+// cuda-norm's three ways of loading (ahead=off, regs, tma) compute the same points from the
+// same values in the same blocks: the grid and the change bit for bit, at sizes whose vectors
+// are 1, 2 and 4 values wide (tma takes 16-byte vectors: regs where the rows have none), with the
+// chunks given (the rule's depend on each kernel's occupancy), among them chunks of one plane
+// (the shortest march: no step ahead), and tma with rings of 3, 4 and 12 stages.
 TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
   const auto& norm = stencil_impl<T>("cuda-norm");
-  for (const std::int64_t n : {5, 33, 64, 130, 203}) {
+  for (const std::int64_t n : {5, 33, 64, 130, 203, 256}) {
+    const bool sixteen = n % static_cast<std::int64_t>(16 / sizeof(T)) == 0;
     for (const int chunks : {3, 65535}) {
       for (const int warps : {8, 16}) {
         const JacobiStop stop{9, -1, 2};
-        JacobiResult off_r, regs_r;
-        nlohmann::json off_used, regs_used;
+        JacobiResult off_r;
+        nlohmann::json off_used;
         const auto off = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1}, off_r, off_used);
-        const auto regs = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 2}, regs_r, regs_used);
-        const std::string what = "N=" + std::to_string(n) + " used " + regs_used.dump();
-        EXPECT_EQ(off_used.value("ahead", ""), "off") << what;
-        EXPECT_EQ(regs_used.value("ahead", ""), "regs") << what;
-        EXPECT_EQ(regs_used["chunks"], off_used["chunks"]) << what;
-        EXPECT_EQ(regs_r.iterations, off_r.iterations) << what;
-        EXPECT_EQ(regs_r.norm, off_r.norm) << what;  // bit for bit
-        EXPECT_EQ(regs, off) << what;
+        EXPECT_EQ(off_used.value("ahead", ""), "off");
+        for (const auto& [ahead, stages] :
+             {std::pair{2, 0}, std::pair{3, 0}, std::pair{3, 3}, std::pair{3, 12}}) {
+          JacobiResult r;
+          nlohmann::json used;
+          const auto got = run_tuned(norm, 3, n, stop, {warps, chunks, 0, ahead, stages}, r, used);
+          const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+          const bool tma = ahead == 3 && sixteen;
+          EXPECT_EQ(used.value("ahead", ""), tma          ? "tma"
+                                             : ahead == 2 ? "regs"
+                                                          : plain_ahead_name())
+              << what;
+          EXPECT_EQ(used.value("stages", 0), tma ? (stages ? stages : 3) : 0) << what;
+          EXPECT_EQ(used["chunks"], off_used["chunks"]) << what;
+          EXPECT_EQ(used["warps"], off_used["warps"]) << what;
+          EXPECT_EQ(r.iterations, off_r.iterations) << what;
+          EXPECT_EQ(r.norm, off_r.norm) << what;  // bit for bit
+          EXPECT_EQ(got, off) << what;
+        }
       }
     }
   }

@@ -1,0 +1,143 @@
+// cuda-norm's 3D sweep with its loads by the copy engine (--tune ahead=tma): each block's rows
+// of the planes ahead stream into a ring of shared-memory stages by bulk copies (TMA) that one
+// thread issues, so that a block keeps several planes in flight without registers; the
+// threads read their points and neighbours from shared memory. Included by stencil_march.cuh.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/tma.cuh"
+
+namespace mm::stencil {
+
+// The block covers x [xs, xs + 32 WX V) of rows [yb, yb + WY) (one row a thread, V values a
+// lane, as march3v_sweep's RY = 1) and marches through planes [k0, k1). Plane p's stage
+// (R.stage_values values, R.stages of them: stencil_plan.hpp's tma_stage_values) holds rows
+// yb - 1 .. yb + WY (those up to the wall row n - 1) of x [gx0, gx1): the block's points and
+// kTmaHaloBytes beyond each end (its end points' x neighbours; copies start on 128-byte lines
+// where the rows do), clipped to the grid. Thread 0 fills plane k0 - 1 + j into stage j % S
+// once the block is done with the plane S before it (one block barrier a step). Every point
+// is computed by update() from the same values in the same order as march3v_sweep's, and the
+// change summed alike: the grid and the change bit for bit.
+// Needs V sizeof(T) = 16 (rows of 16-byte multiples: n even in double, n % 4 = 0 in single).
+template <class T, int V, bool NORM, bool RANGE = false>
+__global__ void __launch_bounds__(1024)
+    march3t_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
+                  std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
+  static_assert(V * sizeof(T) == 16);
+  namespace s9 = cuda::sm90;
+  using Vt = Vec<T, V>;
+  extern __shared__ __align__(128) unsigned char tma_smem[];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int wy = static_cast<int>(blockDim.x / 32) / wx;
+  const int stages = r.stages;
+  const std::int64_t n = r.n, nn = n * n;
+  const std::int64_t xs = blockIdx.x * std::int64_t{wx} * 32 * V;
+  const std::int64_t x0 = xs + ((warp % wx) * 32 + lane) * V;
+  const std::int64_t yb = 1 + blockIdx.y * std::int64_t{wy};
+  const std::int64_t y0 = yb + warp / wx;
+  const std::int64_t k0 = (RANGE ? r.k_lo : 1) + blockIdx.z * chunk;
+  const std::int64_t k_end = RANGE ? r.k_hi : n - 1;
+  const std::int64_t k1 = k0 + chunk < k_end ? k0 + chunk : k_end;
+  const bool in_x = x0 < n;
+  const bool computes = in_x && y0 <= n - 2;
+  // The stage's rows and their extent along x.
+  constexpr int halo = kTmaHaloBytes / sizeof(T);
+  const std::int64_t xe = xs + std::int64_t{wx} * 32 * V + halo;
+  const std::int64_t gx0 = xs - halo > 0 ? xs - halo : 0, gx1 = xe < n ? xe : n;
+  const int len = static_cast<int>(gx1 - gx0);
+  const int rows = static_cast<int>((yb + wy < n - 1 ? yb + wy : n - 1) - (yb - 1) + 1);
+  const int sv = static_cast<int>(r.stage_values);
+  T* const ring = reinterpret_cast<T*>(tma_smem);
+  const std::uint32_t bars =
+      s9::smem_u32(tma_smem + static_cast<std::size_t>(stages) * sv * sizeof(T));
+  const int planes = static_cast<int>(k1 - k0) + 2;  // planes k0 - 1 .. k1
+
+  unsigned interior = 0, heat = 0;
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    const std::int64_t i = x0 + e;
+    if (computes && i >= 1 && i <= n - 2) interior |= 1u << e;
+    if (within(i, r.rx0, r.rx1) && within(y0, r.ry0, r.ry1)) heat |= 1u << e;
+  }
+
+  // Plane J of the chunk (plane k0 - 1 + J) into stage S (thread 0).
+  const auto fill = [&](int j, int s) {
+    const std::uint32_t bar = bars + 8u * s;
+    const unsigned row_bytes = static_cast<unsigned>(len) * sizeof(T);
+    s9::mbar_arrive_expect_tx(bar, row_bytes * rows);
+    const T* from = u + (k0 - 1 + j) * nn + (yb - 1) * n + gx0;
+    const std::uint32_t to = s9::smem_u32(ring + s * sv);
+    if (len == n) {  // whole rows: one stretch of memory
+      s9::bulk_load(to, from, row_bytes * rows, bar);
+    } else {
+      for (int q = 0; q < rows; ++q)
+        s9::bulk_load(to + q * row_bytes, from + q * n, row_bytes, bar);
+    }
+  };
+  // Plane j sits in stage j % S, filled for the (j / S + 1)-th time: the stages waited for
+  // come in order, and bit s of PHASE is the parity stage s's next wait waits for.
+  int next_wait = 0;
+  unsigned phase = 0;
+  const auto ready = [&]() {
+    s9::mbar_wait(bars + 8u * next_wait, phase >> next_wait & 1u);
+    phase ^= 1u << next_wait;
+    next_wait = next_wait + 1 == stages ? 0 : next_wait + 1;
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) s9::mbar_init(bars + 8u * s, 1);
+    s9::mbar_init_fence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int j = 0; j < planes && j < stages; ++j) fill(j, j);
+
+  // The thread's first point in a stage. Its own row of the plane below and of the centre
+  // plane are kept in registers from the steps before, so a step reads the plane above's row
+  // and the centre plane's neighbours, and a plane's stage is free once its step is done: S
+  // stages keep S - 2 planes in flight.
+  const int at = (static_cast<int>(y0 - yb) + 1) * len + static_cast<int>(x0 - gx0);
+  Vt below{}, center{};
+  ready(), ready();  // planes k0 - 1 and k0 (a chunk has at least one plane)
+  if (computes) below = load<T, V>(ring + at), center = load<T, V>(ring + sv + at);
+  __syncthreads();  // plane k0 - 1 read: its stage takes plane S
+  if (threadIdx.x == 0 && stages < planes) fill(stages, 0);
+  T* op = out + k0 * nn + y0 * n + x0;
+  double change = 0;
+  int sc = 1;  // the centre plane's stage
+  for (int i = 1; i < planes - 1; ++i, op += nn) {
+    const int sa = sc + 1 == stages ? 0 : sc + 1;
+    ready();  // plane i + 1
+    if (computes) {
+      const T* c = ring + sc * sv + at;
+      const Vt above = load<T, V>(ring + sa * sv + at), yl = load<T, V>(c - len),
+               yh = load<T, V>(c + len);
+      const T left = x0 > 0 ? c[-1] : T(0), right = x0 + V < n ? c[V] : T(0);
+      const bool heat_z = within(k0 - 1 + i, r.rz0, r.rz1);
+      Vt res;
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const unsigned bit = 1u << e;
+        const T l = e == 0 ? left : center.v[e > 0 ? e - 1 : 0];
+        const T rr = e == V - 1 ? right : center.v[e < V - 1 ? e + 1 : 0];
+        const T f = heat_z && (heat & bit) ? src : T(0);
+        const T v = update(l, rr, yl.v[e], yh.v[e], below.v[e], above.v[e], f, inv);
+        res.v[e] = interior & bit ? v : center.v[e];
+        if constexpr (NORM)
+          if (interior & bit) change += sq_change(v, center.v[e]);
+      }
+      store<T, V>(op, res);
+      below = center;
+      center = above;
+    }
+    __syncthreads();  // every thread is done with plane i's stage
+    if (threadIdx.x == 0 && i + stages < planes) fill(i + stages, sc);
+    sc = sa;
+  }
+  if constexpr (NORM)
+    reduce_change(change, slot, partials, counter,
+                  blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
+                  std::int64_t{gridDim.x} * gridDim.y * gridDim.z);
+}
+
+}  // namespace mm::stencil
