@@ -167,7 +167,7 @@ struct JacobiTuning {
   // (kernels/cuda/stencil_march.cuh, stencil_march_tma.cuh).
   int ahead = 0;
   // ahead=tma: the planes a block's ring of shared-memory stages holds, 3..12 (0: the code's
-  // choice, stencil_plan.hpp's kTmaStages).
+  // choice, stencil_plan.hpp's tma_stages).
   int stages = 0;
 
   static const TuneKeys& keys();

@@ -81,7 +81,7 @@ const TuneKeys& JacobiTuning::keys() {
         "warps a block of the 3D sweep: side by side along x over whole rows (at most 8; 16 "
         "with ahead=tma), the rest along y; fewer where the warps along x do not divide it; "
         "32 with ahead=tma only, the others take 16 (2D: 4, fixed)",
-        "8; tma by device: 32, 8 where memory is rich (H200)"},
+        "8; tma: the fewest whole rows of 16 or more, 8 where memory is rich (H200)"},
        {"chunks", "0..65535",
         "chunks of planes (2D: rows) each column of tiles is cut into, one block marching "
         "each; the wave-fill rule takes the fewest whose blocks fill the GPU's block slots to "
@@ -98,7 +98,8 @@ const TuneKeys& JacobiTuning::keys() {
         "blocks), or several planes ahead by the copy engine into shared memory (tma; rows of "
         "16-byte vectors, else the device's choice of the two)",
         "double in 16-byte vectors: tma; else by device: regs, off where memory is rich (H200)"},
-       {"stages", "3..12", "ahead=tma: planes in a block's ring of shared-memory stages", "3"}}};
+       {"stages", "3..12", "ahead=tma: planes in a block's ring of shared-memory stages",
+        "3, 4 where one block fills a multiprocessor"}}};
   return k;
 }
 

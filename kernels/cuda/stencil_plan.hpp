@@ -62,10 +62,10 @@ struct Launch {
 // extra registers' cost in resident blocks outweighs the loads they hide. So: regs, but off
 // where memory is rich (device.hpp's gpu_memory_rich: H200 yes, H100 no). In double, where the
 // rows are of 16-byte vectors, tma (the copy engine into shared memory, stencil_march_tma.cuh)
-// beat both on both GPUs, at its own block shape (tma_warps) and 3 stages: H100 0.86 / 0.89 /
-// 0.91 / 0.83 (regs 0.85 / 0.88 / 0.86 / 0.82 in the same call), H200 0.83 / 0.92 / 0.89 /
-// 0.83 (off 0.83 / 0.85 / 0.83 / 0.72); in single it lost at two sizes of four on each, so
-// single keeps regs or off (bench/results/jacobi_tma_2026-11-25_*.md).
+// beat both on both GPUs at its own block shape and ring (tma_warps, tma_stages): H100 0.86 /
+// 0.89 / 0.91 / 0.83 at 32 warps and 3 stages (regs 0.85 / 0.88 / 0.86 / 0.82 in the same call),
+// H200 0.83 / 0.92 / 0.89 / 0.83 (off 0.83 / 0.85 / 0.83 / 0.72); in single it lost at two sizes
+// of four on each, so single keeps regs or off (bench/results/jacobi_tma_*.md).
 enum class Ahead { off = 1, regs = 2, tma = 3 };
 // The way of loading for values of VALUE_BYTES bytes in vectors of VEC: tma only where a
 // vector is 16 bytes (else the device's choice between off and regs).
@@ -75,22 +75,32 @@ inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec
   if (t.ahead) return t.ahead == 3 && !sixteen ? plain : static_cast<Ahead>(t.ahead);
   return value_bytes == 8 && sixteen ? Ahead::tma : plain;
 }
-// Warps a block of the tma sweep unless --tune warps=W: H100 (double, fraction of the copy at
-// N = 256 / 384 / 512 / 768, 3 stages) 8 warps 0.84 / 0.71 / 0.77 / 0.67, 16 0.89 / 0.85 /
-// 0.94 / 0.68, 32 0.86 / 0.89 / 0.91 / 0.83; H200 8 warps 0.83 / 0.92 / 0.89 / 0.83, 16 0.79 /
-// 0.90 / 0.86 / 0.83, 32 0.75 / 0.79 / 0.82 / 0.74. The H200's blocks resident at 8 warps
-// keep more bytes in flight than its richer memory needs less of; the H100 wants taller
-// blocks (fewer rows beside a block's read twice).
-inline int tma_warps() {
-  return gpu_memory_rich() ? 8 : 32;
+// Warps a block of the tma sweep (WX of them side by side along x) unless --tune warps=W. H100
+// (double, fraction of the copy at N = 256 / 384 / 512 / 768; WX 4 / 6 / 8 / 12): 3 stages, 8
+// warps 0.84 / 0.71 / 0.77 / 0.67, 16 0.89 / 0.85 / 0.94 / 0.68, 32 0.86 / 0.89 / 0.91 / 0.83;
+// 4 stages, 32 warps 0.82 / 0.92 / 0.87 / 0.90. The best at each size is a block of at least
+// 16 warps in whole rows (16 / 30 / 16 / 24 warps): the rows beside a block, read twice, are
+// fewer in a taller block. The H200 (3 stages) 8 warps 0.83 / 0.92 / 0.89 / 0.83, 16 0.79 / 0.90 /
+// 0.86 / 0.83, 32 0.75 / 0.79 / 0.82 / 0.74: there 8 (its richer memory wants the most blocks
+// resident, hence bytes in flight).
+inline int tma_warps(int wx) {
+  if (gpu_memory_rich()) return 8;
+  const int rows = std::max(1, (16 + wx - 1) / wx);
+  return std::min(32, wx * rows);
+}
+// Stages a ring unless --tune stages=S, for PER_SM blocks resident a multiprocessor at 3: the
+// H100 ran 16 warps (2 blocks resident) fastest at 3 stages (4: 0.82 / 0.78 / 0.76 / 0.62 at N =
+// 256..768) and 24-32 warps (one block) at 4 (see tma_warps): two planes in flight a
+// multiprocessor.
+inline int tma_stages(int per_sm) {
+  return per_sm <= 1 ? 4 : 3;
 }
 
 // ahead=tma: a block's stage holds its rows, the row beside each end, and this many bytes
 // beyond its points each side along x (the end points' neighbours; 128 so that each row's copy
-// starts on a line where the rows do). Stages a ring unless --tune stages=S: two planes read at
-// a step, the rest in flight.
+// starts on a line where the rows do). A ring of S stages: two planes read at a step, S - 2 in
+// flight.
 constexpr int kTmaHaloBytes = 128;
-constexpr int kTmaStages = 3;
 
 // Values of one stage of a block of WX x WY warps, VEC values a lane of VALUE_BYTES each.
 inline std::int64_t tma_stage_values(std::int64_t n, int vec, std::size_t value_bytes, int wx,
@@ -149,17 +159,20 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
     l.gx = col ? row_warps : ceil_div(row_warps, tma ? 16 : 8);
     l.wx = static_cast<int>(ceil_div(row_warps, l.gx));
     const int warps =
-        t.warps ? (tma ? t.warps : std::min(t.warps, 16)) : (tma ? tma_warps() : kMarchWarps);
+        t.warps ? (tma ? t.warps : std::min(t.warps, 16)) : (tma ? tma_warps(l.wx) : kMarchWarps);
     const int wy = std::max(1, warps / l.wx);
     l.threads = 32 * l.wx * wy;
     l.gy = ceil_div(m, std::int64_t{wy} * ry);
     if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
     if (ry == 1) l.ahead = static_cast<int>(ahead);
     if (tma) {
-      l.stages = t.stages ? t.stages : kTmaStages;
       l.stage_values = tma_stage_values(n, vec, value_bytes, l.wx, wy);
-      l.shared = static_cast<std::size_t>(l.stages) *
-                 (static_cast<std::size_t>(l.stage_values) * value_bytes + 8);
+      const auto ring = [&](int stages) {
+        return static_cast<std::size_t>(stages) *
+               (static_cast<std::size_t>(l.stage_values) * value_bytes + 8);
+      };
+      l.stages = t.stages ? t.stages : tma_stages(per_sm(l.threads, ring(3)));
+      l.shared = ring(l.stages);
     }
   } else {
     l.threads = 32 * kMarch2Warps;

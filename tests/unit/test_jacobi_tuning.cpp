@@ -21,7 +21,8 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   ASSERT_EQ(k.keys.size(), 5u);
   EXPECT_EQ(k.keys[0].name, "warps");
   EXPECT_EQ(k.keys[0].allowed, "8|16|32");
-  EXPECT_EQ(k.keys[0].fallback, "8; tma by device: 32, 8 where memory is rich (H200)");
+  EXPECT_EQ(k.keys[0].fallback,
+            "8; tma: the fewest whole rows of 16 or more, 8 where memory is rich (H200)");
   EXPECT_EQ(k.keys[1].name, "chunks");
   EXPECT_EQ(k.keys[1].allowed, "0..65535");
   EXPECT_EQ(k.keys[1].fallback, "0: the wave-fill rule");
@@ -35,7 +36,7 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
       "double in 16-byte vectors: tma; else by device: regs, off where memory is rich (H200)");
   EXPECT_EQ(k.keys[4].name, "stages");
   EXPECT_EQ(k.keys[4].allowed, "3..12");
-  EXPECT_EQ(k.keys[4].fallback, "3");
+  EXPECT_EQ(k.keys[4].fallback, "3, 4 where one block fills a multiprocessor");
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
     EXPECT_FALSE(key.experimental) << key.name;
@@ -169,10 +170,21 @@ TEST(StencilPlan, MarchByTmaSizesItsRing) {
             (nlohmann::json{{"warps", 8}, {"chunks", 3}, {"ahead", "tma"}, {"stages", 3}}));
   // 4 stages: 48 KB, 4 blocks a multiprocessor: 510 blocks in one chunk on 528 slots.
   EXPECT_EQ(march(3, 512, 1, false, {8, 0, 0, 3, 4}).chunks, 1);
-  // The default block: the device's warps (tma_warps), whole rows of 8 warps.
+  // The default block: the device's warps (tma_warps), whole rows of 8 warps: 16 (8 where
+  // memory is rich); 3 stages where 2 or more blocks fit a multiprocessor, else 4.
+  EXPECT_EQ(stencil::tma_warps(8), gpu_memory_rich() ? 8 : 16);
+  EXPECT_EQ(stencil::tma_warps(12), gpu_memory_rich() ? 8 : 24);
+  EXPECT_EQ(stencil::tma_warps(6), gpu_memory_rich() ? 8 : 18);
+  EXPECT_EQ(stencil::tma_warps(1), gpu_memory_rich() ? 8 : 16);
+  EXPECT_EQ(stencil::tma_warps(16), gpu_memory_rich() ? 8 : 16);
+  EXPECT_EQ(stencil::tma_stages(1), 4);
+  EXPECT_EQ(stencil::tma_stages(2), 3);
   l = march(3, 512, 1, false, {});
-  EXPECT_EQ(l.threads, 32 * 8 * std::max(1, stencil::tma_warps() / 8));
+  EXPECT_EQ(l.threads, 32 * stencil::tma_warps(8));
   EXPECT_EQ(l.stage_values, (l.threads / 256 + 2) * 512);
+  EXPECT_EQ(l.stages, 3);  // 3 blocks of 512 threads (this test's GPU), 6 of 256
+  // 32 warps given: one block of 1024 threads a multiprocessor here, so 4 stages.
+  EXPECT_EQ(march(3, 512, 1, false, {32, 0, 0, 3}).stages, 4);
   // N = 768 double: 12 warps over a whole row (up to 16 by TMA), so 16 warps take one row.
   l = march(3, 768, 1, false, {16, 0, 0, 3, 5});
   EXPECT_EQ(l.gx, 1);
