@@ -348,7 +348,8 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
         const bool tiled = impl.name == "cuda-timetile" && dim == 3;
         for (const JacobiTuning t :
              {JacobiTuning{}, JacobiTuning{16, 0}, JacobiTuning{8, 1}, JacobiTuning{16, 5},
-              JacobiTuning{0, 65535}, JacobiTuning{0, 0, 0, 1}, JacobiTuning{16, 3, 0, 1}}) {
+              JacobiTuning{0, 65535}, JacobiTuning{0, 0, 0, 1}, JacobiTuning{16, 3, 0, 1},
+              JacobiTuning{32, 0, 0, 3}}) {
           JacobiResult got_r;
           nlohmann::json used;
           const auto got = run_tuned(impl, dim, n, stop, t, got_r, used);
@@ -390,7 +391,7 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
       }
     }
   }
-  EXPECT_EQ(ran, 2 * 4 * 4 * 7) << "expected cuda-norm, -ry2, -ry4 and -col";
+  EXPECT_EQ(ran, 2 * 4 * 4 * 8) << "expected cuda-norm, -ry2, -ry4 and -col";
 }
 
 // cuda-norm's three ways of loading (ahead=off, regs, tma) compute the same points from the
