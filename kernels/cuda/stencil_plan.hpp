@@ -62,10 +62,10 @@ struct Launch {
 // extra registers' cost in resident blocks outweighs the loads they hide. So: regs, but off
 // where memory is rich (device.hpp's gpu_memory_rich: H200 yes, H100 no). In double, where the
 // rows are of 16-byte vectors, tma (the copy engine into shared memory, stencil_march_tma.cuh)
-// beat both on both GPUs at its own block shape and ring (tma_warps, tma_stages): H100 0.86 /
-// 0.89 / 0.91 / 0.83 at 32 warps and 3 stages (regs 0.85 / 0.88 / 0.86 / 0.82 in the same call),
-// H200 0.83 / 0.92 / 0.89 / 0.83 (off 0.83 / 0.85 / 0.83 / 0.72); in single it lost at two sizes
-// of four on each, so single keeps regs or off (bench/results/jacobi_tma_*.md).
+// beat both on both GPUs at its own block shape and ring (tma_warps, tma_stages): H100 0.89 /
+// 0.95 / 0.94 / 0.90 (regs 0.85 / 0.87 / 0.86 / 0.81 in the same call), H200 0.83 / 0.92 / 0.89
+// / 0.83 (off 0.83 / 0.85 / 0.83 / 0.72); in single it lost at one or two sizes of four on each,
+// so single keeps regs or off (bench/results/jacobi_tma_2026-11-25_a904a59.md).
 enum class Ahead { off = 1, regs = 2, tma = 3 };
 // The way of loading for values of VALUE_BYTES bytes in vectors of VEC: tma only where a
 // vector is 16 bytes (else the device's choice between off and regs).
