@@ -125,7 +125,6 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     } else {
       launch_ = stencil::plan_tiled(p_.room, sms);
     }
-    room_ = stencil::room_for(room_, launch_);
     grid_dim_ = dim3(static_cast<unsigned>(launch_.gx), static_cast<unsigned>(launch_.gy),
                      static_cast<unsigned>(launch_.gz));
   }
@@ -135,10 +134,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     if (marching()) {
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
       const MarchFn fn = slot < 0 ? march_fn<false>() : march_fn<true>();
-      fn<<<grid_dim_, launch_.threads, launch_.shared>>>(
-          room_, grid_[src].get(), grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv,
-          launch_.chunk, launch_.wx, s, partials_.get(), counter_.get());
-      MM_CUDA_LAUNCHED("jacobi march_sweep");
+      stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src].get(),
+                               grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv, s,
+                               partials_.get(), counter_.get());
     } else if (slot < 0) {
       sweep_as<NormMode::none>(src, s);
     } else if (kernel_ == StencilCudaKernel::partials) {

@@ -168,18 +168,16 @@ void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot) {
   Impl& m = *impl_;
   if (p1 <= p0) return;
   const stencil::Launch& l = m.launch_for(p1 - p0);
-  stencil::Room g = stencil::room_for(m.geo, l);
+  stencil::Room g = m.geo;
   g.k_lo = p0 - m.first;
   g.k_hi = p1 - m.first;
   const T inv = m.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
   const typename Impl::MarchFn fn =
       slot < 0 ? m.template march_fn<false>(l) : m.template march_fn<true>(l);
-  const dim3 grid(static_cast<unsigned>(l.gx), static_cast<unsigned>(l.gy),
-                  static_cast<unsigned>(l.gz));
-  fn<<<grid, l.threads, l.shared, m.compute.get()>>>(
-      g, m.grid[m.cur].get(), m.grid[1 - m.cur].get(), static_cast<T>(m.room.h2f), inv, l.chunk,
-      l.wx, slot < 0 ? nullptr : m.slots.device() + slot, m.partials.get(), m.counter.get());
-  MM_CUDA_LAUNCHED("jacobi slab march_sweep");
+  stencil::launch_march<T>(fn, l, m.compute.get(), false, g, m.grid[m.cur].get(),
+                           m.grid[1 - m.cur].get(), static_cast<T>(m.room.h2f), inv,
+                           slot < 0 ? nullptr : m.slots.device() + slot, m.partials.get(),
+                           m.counter.get());
 }
 
 template <class T>

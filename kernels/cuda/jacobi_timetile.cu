@@ -134,14 +134,10 @@ class TimeTileRunner final : public cuda::CudaRunner {
 
   // One cuda-norm sweep from buffer SRC into the other one.
   void plain(int src, double* slot) {
-    const dim3 grid(static_cast<unsigned>(plain_.gx), static_cast<unsigned>(plain_.gy),
-                    static_cast<unsigned>(plain_.gz));
     const MarchFn fn = slot ? march_fn<true>() : march_fn<false>();
-    fn<<<grid, plain_.threads, plain_.shared>>>(stencil::room_for(room_, plain_), grid_[src].get(),
-                                                grid_[1 - src].get(), static_cast<T>(p_.room.h2f),
-                                                inv(), plain_.chunk, plain_.wx, slot,
-                                                partials_.get(), counter_.get());
-    MM_CUDA_LAUNCHED("jacobi march_sweep");
+    stencil::launch_march<T>(fn, plain_, nullptr, true, room_, grid_[src].get(),
+                             grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(), slot,
+                             partials_.get(), counter_.get());
   }
 
   T inv() const { return p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4); }

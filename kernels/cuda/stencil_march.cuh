@@ -393,6 +393,30 @@ MarchFn<T> march_row_fn(int dim, int vec, Ahead a) {
                   : march_row_as<T, 1, NORM, RANGE>(dim, a);
 }
 
+// Sweeps ROOM from U into OUT as FN with launch L on STREAM, its change into SLOT (null: none).
+// With DEPENDENT, a tma sweep is launched as a programmatic dependent of the kernel before it
+// in STREAM: its blocks may start (and set up their barriers) while that kernel's last blocks
+// finish, and wait for all of its memory before their first copy (griddepcontrol.wait in
+// march3t_sweep). Only where the stream's previous operation is a kernel (not a distributed
+// slab's, whose sweeps follow halo copies).
+template <class T>
+void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool dependent,
+                  const Room& room, const T* u, T* out, T src, T inv, double* slot,
+                  double* partials, unsigned* counter) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim =
+      dim3(static_cast<unsigned>(l.gx), static_cast<unsigned>(l.gy), static_cast<unsigned>(l.gz));
+  cfg.blockDim = dim3(static_cast<unsigned>(l.threads));
+  cfg.dynamicSmemBytes = l.shared;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  if (dependent && l.ahead == static_cast<int>(Ahead::tma)) cfg.attrs = &attr, cfg.numAttrs = 1;
+  MM_CUDA(cudaLaunchKernelEx(&cfg, fn, room_for(room, l), u, out, src, inv, l.chunk, l.wx, slot,
+                             partials, counter));
+}
+
 // cuda-norm's launch of ROOM (one row a thread) under tuning T: plan_march with the
 // occupancy of the kernel the tuning picks (with the change: the one with more registers), so
 // that cuda-norm, cuda-timetile's plain sweeps and (with RANGE) a distributed run's slabs that
