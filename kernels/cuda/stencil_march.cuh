@@ -431,10 +431,16 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& t,
   return plan_march(
       room, vec, sizeof(T), 1, false, t, cuda::multiprocessors(),
       [&](int threads, std::size_t shared) {
-        for (const MarchFn<T> f : {with, without})
-          MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(f),
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(shared)));
+        // The kernels may take SHARED bytes: raised, never lowered, as the limit is the
+        // function's, shared by every runner planned (a larger room's ring stays allowed).
+        for (const MarchFn<T> f : {with, without}) {
+          cudaFuncAttributes a{};
+          MM_CUDA(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(f)));
+          if (shared > static_cast<std::size_t>(a.maxDynamicSharedSizeBytes))
+            MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(f),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared)));
+        }
         int per_sm = 0;
         MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, with, threads, shared));
         return per_sm;
