@@ -4,7 +4,9 @@
 // of kernels/cuda/jacobi.cu).
 #pragma once
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <iomanip>
 #include <sstream>
 
@@ -51,28 +53,63 @@ class PinnedDoubles {
 // The squared change of checked iterations in two slots, so the host can read iteration k's
 // while the GPU runs k+1. Copied: device slots, each copied to pinned host memory behind an
 // event. Direct: the kernel writes the pinned host slot itself (one plain store of its last
-// block), and only the event follows it in the stream: no copy between two sweeps.
+// block). A direct slot that every check waits for in order (a run with a tolerance: poll) is
+// read by polling: armed with a value no kernel writes before its sweep is queued, then awaited
+// until the store lands, so that nothing but kernels sits between two sweeps in the stream and a
+// sweep launched as a programmatic dependent overlaps the checked one before it. Otherwise a
+// check is fetched behind an event, and only where it is waited for (with no tolerance, the
+// last): an unread check adds nothing to the stream.
 class ChangeSlots {
  public:
   explicit ChangeSlots(bool direct = false) : dev_(2), host_(2), direct_(direct) {
     dev_.fill_bytes(0);
+    host_.get()[0] = host_.get()[1] = 0;
   }
   double* slot(int s) const { return (direct_ ? host_.device() : dev_.get()) + s; }
-  void fetch(int s) {
+  // Whether the checks of the run about to start are awaited by polling (direct slots, every
+  // check waited for in order).
+  void poll(bool every_check_waited) { polled_ = direct_ && every_check_waited; }
+  // Before the sweep writing slot S is queued.
+  void arm(int s) {
+    if (polled_) bits(s) = kUnwritten;
+  }
+  // After it is queued; WAITED: whether wait(S) follows.
+  void fetch(int s, bool waited) {
+    if (polled_ || !waited) return;
     if (!direct_)
       MM_CUDA(
           cudaMemcpyAsync(host_.get() + s, dev_.get() + s, sizeof(double), cudaMemcpyDeviceToHost));
     ready_[s].record();
   }
   double wait(int s) const {
-    MM_CUDA(cudaEventSynchronize(ready_[s].get()));
-    return static_cast<volatile const double*>(host_.get())[s];
+    if (!polled_) {
+      MM_CUDA(cudaEventSynchronize(ready_[s].get()));
+      return static_cast<volatile const double*>(host_.get())[s];
+    }
+    // A failed kernel never writes: the stream's state is asked now and then, and a stream done
+    // with the slot still armed is an error rather than a hang.
+    for (unsigned spin = 1;; ++spin) {
+      const std::uint64_t b = bits(s);
+      if (b != kUnwritten) return std::bit_cast<double>(b);
+      if (spin % 4096 == 0) {
+        const cudaError_t e = cudaStreamQuery(nullptr);
+        if (e == cudaSuccess && bits(s) == kUnwritten)
+          throw DeviceError("the sweep's change never reached the host");
+        if (e != cudaErrorNotReady && e != cudaSuccess) MM_CUDA(e);
+      }
+    }
   }
 
  private:
+  // A signalling NaN: arithmetic gives quiet NaNs only, so no sum of squares equals it.
+  static constexpr std::uint64_t kUnwritten = 0x7ff0'dead'0000'0001ull;
+  volatile std::uint64_t& bits(int s) const {
+    return reinterpret_cast<volatile std::uint64_t*>(host_.get())[s];
+  }
+
   cuda::Buffer<double> dev_;
   PinnedDoubles host_;
-  bool direct_;
+  bool direct_, polled_ = false;
   cuda::Event ready_[2];
 };
 
@@ -95,6 +132,7 @@ template <class InPlace, class Step>
 JacobiResult drive_passes(const JacobiStop& stop, int k, ChangeSlots& slots, InPlace&& in_place,
                           Step&& step, int& result_buf) {
   JacobiResult res;
+  slots.poll(stop.tol >= 0);
   int cur = 0, checks = 0, last_slot = 0;
   bool pending = false;
   std::int64_t pend_k = 0;
@@ -117,8 +155,9 @@ JacobiResult drive_passes(const JacobiStop& stop, int k, ChangeSlots& slots, InP
     p.in_place = in_place(p);
     if (pending && p.in_place && pend_buf == cur && settle()) return res;
     const int slot = checks & 1;  // never the pending one (the previous check's)
+    if (p.check) slots.arm(slot);
     step(cur, p, p.check ? slot : -1);
-    if (p.check) slots.fetch(slot), ++checks;
+    if (p.check) slots.fetch(slot, stop.tol >= 0 || done == stop.max_iter), ++checks;
     if (!p.in_place) cur = 1 - cur;
     if (pending && settle()) return res;
     if (p.check) {

@@ -90,6 +90,17 @@ __device__ __forceinline__ double block_sum(double v) {
   return v;
 }
 
+// Every marching sweep may be launched as a programmatic dependent of the kernel before it
+// (launch_march): its blocks may start while that kernel's last blocks finish. They wait for
+// all of that kernel's memory before their first read (a no-op when not launched so), and let
+// the next sweep launch once done with their points (before the change's reduction).
+__device__ __forceinline__ void grid_dependency_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+__device__ __forceinline__ void launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;");
+}
+
 // The block's squared change into PARTIALS[BLOCK]; the last block of the grid to finish sums
 // all partials in a fixed order (the same norm on every run, whichever block is last) into
 // *SLOT and resets *COUNTER for the next sweep: no second kernel between sweeps. Every
@@ -246,6 +257,7 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
 #pragma unroll
     for (int q = 0; q < RY; ++q) ends[q] = x_end<T, V>(p + q * n, x0, n, row_ok(q), lane);
   };
+  grid_dependency_wait();
   load_plane(up, below);
   up += nn;  // plane k0
   load_plane(up, center);
@@ -304,6 +316,7 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
         lo = next_lo, hi = next_hi;
       }
   }
+  launch_dependents();
   if constexpr (NORM)
     reduce_change(change, slot, partials, counter,
                   blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
@@ -325,6 +338,7 @@ __global__ void __launch_bounds__(32 * BY)
   const std::int64_t j_end = RANGE ? r.k_hi : n - 1;
   const std::int64_t j1 = j0 + chunk < j_end ? j0 + chunk : j_end;
   const bool in_x = x0 < n;
+  grid_dependency_wait();
   Vt below = in_x ? load<T, V>(u + (j0 - 1) * n + x0) : Vt{};
   Vt center = in_x ? load<T, V>(u + j0 * n + x0) : Vt{};
   double change = 0;
@@ -351,6 +365,7 @@ __global__ void __launch_bounds__(32 * BY)
     below = center;
     center = above;
   }
+  launch_dependents();
   if constexpr (NORM)
     reduce_change(change, slot, partials, counter,
                   blockIdx.x + std::int64_t{gridDim.x} * blockIdx.y,
@@ -394,11 +409,11 @@ MarchFn<T> march_row_fn(int dim, int vec, Ahead a) {
 }
 
 // Sweeps ROOM from U into OUT as FN with launch L on STREAM, its change into SLOT (null: none).
-// With DEPENDENT, a tma sweep is launched as a programmatic dependent of the kernel before it
-// in STREAM: its blocks may start (and set up their barriers) while that kernel's last blocks
-// finish, and wait for all of its memory before their first copy (griddepcontrol.wait in
-// march3t_sweep). Only where the stream's previous operation is a kernel (not a distributed
-// slab's, whose sweeps follow halo copies).
+// With DEPENDENT, the sweep is launched as a programmatic dependent of the kernel before it in
+// STREAM: its blocks may start (a tma sweep's set up their barriers) while that kernel's last
+// blocks finish, and wait for all of its memory before their first read (grid_dependency_wait).
+// Only where the stream's previous operation is a kernel (not a distributed slab's, whose
+// sweeps follow halo copies).
 template <class T>
 void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool dependent,
                   const Room& room, const T* u, T* out, T src, T inv, double* slot,
@@ -412,7 +427,7 @@ void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool depe
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
-  if (dependent && l.ahead == static_cast<int>(Ahead::tma)) cfg.attrs = &attr, cfg.numAttrs = 1;
+  if (dependent) cfg.attrs = &attr, cfg.numAttrs = 1;
   MM_CUDA(cudaLaunchKernelEx(&cfg, fn, room_for(room, l), u, out, src, inv, l.chunk, l.wx, slot,
                              partials, counter));
 }

@@ -89,9 +89,7 @@ __global__ void __launch_bounds__(1024)
     s9::mbar_init_fence();
   }
   __syncthreads();
-  // Launched as a programmatic dependent (launch_march): the sweep before has finished and
-  // its memory is visible from here on (a no-op otherwise).
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  grid_dependency_wait();  // the sweep before has finished (launch_march)
   if (threadIdx.x == 0)
     for (int j = 0; j < planes && j < stages; ++j) fill(j, j);
 
@@ -137,8 +135,7 @@ __global__ void __launch_bounds__(1024)
     if (threadIdx.x == 0 && i + stages < planes) fill(i + stages, sc);
     sc = sa;
   }
-  // The next sweep may launch once every block is here (it waits for this one's memory).
-  asm volatile("griddepcontrol.launch_dependents;");
+  launch_dependents();
   if constexpr (NORM)
     reduce_change(change, slot, partials, counter,
                   blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
