@@ -169,6 +169,11 @@ struct JacobiTuning {
   // ahead=tma: the planes a block's ring of shared-memory stages holds, 3..12 (0: the code's
   // choice, stencil_plan.hpp's tma_stages).
   int stages = 0;
+  // The 3D marching sweeps' direction along z: 0 the code's choice (stencil_plan.hpp's
+  // march_order); 1 (up) every sweep marches up; 2 (alternate) the even iterations march down,
+  // so that a sweep starts on the planes the sweep before wrote last (still in L2). The grid is
+  // the same bit for bit; the change of a sweep marching down is summed in another order.
+  int order = 0;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

@@ -97,9 +97,15 @@ const TuneKeys& JacobiTuning::keys() {
         "into registers (regs: two steps' loads in flight a thread, more registers, fewer "
         "blocks), or several planes ahead by the copy engine into shared memory (tma; rows of "
         "16-byte vectors, else the device's choice of the two)",
-        "double in 16-byte vectors: tma; else by device: regs, off where memory is rich (H200)"},
+        "16-byte vectors (N even in double, a multiple of 4 in single): tma; else by device: "
+        "regs, off where memory is rich (H200)"},
        {"stages", "3..12", "ahead=tma: planes in a block's ring of shared-memory stages",
-        "3, 4 where one block fills a multiprocessor"}}};
+        "3, 4 where one block fills a multiprocessor"},
+       {"order", "up|alternate",
+        "cuda-norm's 3D sweep: every sweep marches up z, or the even iterations march down "
+        "(alternate: a sweep starts on the planes the last one wrote, still in L2); the same "
+        "grid, the change of a sweep down summed in another order",
+        "alternate"}}};
   return k;
 }
 
@@ -107,7 +113,7 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   JacobiTuning t;
   const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks"),
                 &norm = keys().key("norm"), &ahead = keys().key("ahead"),
-                &stages = keys().key("stages");
+                &stages = keys().key("stages"), &order = keys().key("order");
   if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16, 32});
   if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
   if (const auto v = args.get(norm))
@@ -115,6 +121,8 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   if (const auto v = args.get(ahead))
     t.ahead = 1 + static_cast<int>(tune_choice(ahead, *v, {"off", "regs", "tma"}));
   if (const auto v = args.get(stages)) t.stages = tune_int(stages, *v, 3, 12);
+  if (const auto v = args.get(order))
+    t.order = 1 + static_cast<int>(tune_choice(order, *v, {"up", "alternate"}));
   return t;
 }
 
@@ -125,6 +133,7 @@ nlohmann::json JacobiTuning::to_json() const {
   if (norm) j["norm"] = norm == 2 ? "plain" : "fused";
   if (ahead) j["ahead"] = ahead == 3 ? "tma" : ahead == 2 ? "regs" : "off";
   if (stages) j["stages"] = stages;
+  if (order) j["order"] = order == 2 ? "alternate" : "up";
   return j;
 }
 

@@ -134,7 +134,10 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     if (marching()) {
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
       const MarchFn fn = slot < 0 ? march_fn<false>() : march_fn<true>();
-      stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src].get(),
+      // Iteration k reads buffer (k - 1) % 2: the even ones read buffer 1.
+      Room room = room_;
+      room.down = stencil::march_down(launch_, src == 1 ? 2 : 1);
+      stencil::launch_march<T>(fn, launch_, nullptr, true, room, grid_[src].get(),
                                grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv, s,
                                partials_.get(), counter_.get());
     } else if (slot < 0) {

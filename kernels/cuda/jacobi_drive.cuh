@@ -117,6 +117,7 @@ class ChangeSlots {
 // the buffer it reads (a pass in two launches: the result back where it started).
 struct Pass {
   std::int64_t sweeps = 1;
+  std::int64_t last = 1;  // the iteration its last sweep makes (1-based)
   bool check = false;
   bool in_place = false;
 };
@@ -151,6 +152,7 @@ JacobiResult drive_passes(const JacobiStop& stop, int k, ChangeSlots& slots, InP
     Pass p;
     p.sweeps = stencil_pass_sweeps(stop, done, k);
     done += p.sweeps;
+    p.last = done;
     p.check = jacobi_checks(stop, done);
     p.in_place = in_place(p);
     if (pending && p.in_place && pend_buf == cur && settle()) return res;

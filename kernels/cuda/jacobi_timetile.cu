@@ -108,11 +108,11 @@ class TimeTileRunner final : public cuda::CudaRunner {
   // in SRC) when a checked pass ends with a plain sweep.
   void pass(int src, const Pass& p, int slot) {
     double* s = slot < 0 ? nullptr : slots_->slot(slot);
-    if (p_.room.dim == 2) return plain(src, s);  // one sweep a pass
+    if (p_.room.dim == 2) return plain(src, s, p.last);  // one sweep a pass
     if (s && plain_checks_) {
-      if (p.sweeps == 1) return plain(src, s);
+      if (p.sweeps == 1) return plain(src, s, p.last);
       tiled(src, static_cast<int>(p.sweeps) - 1, nullptr);
-      return plain(1 - src, s);
+      return plain(1 - src, s, p.last);
     }
     tiled(src, static_cast<int>(p.sweeps), s);
   }
@@ -132,10 +132,13 @@ class TimeTileRunner final : public cuda::CudaRunner {
     MM_CUDA_LAUNCHED("jacobi timetile3_sweep");
   }
 
-  // One cuda-norm sweep from buffer SRC into the other one.
-  void plain(int src, double* slot) {
+  // One cuda-norm sweep from buffer SRC into the other one, making ITERATION (marching as
+  // cuda-norm's would: the same change).
+  void plain(int src, double* slot, std::int64_t iteration) {
     const MarchFn fn = slot ? march_fn<true>() : march_fn<false>();
-    stencil::launch_march<T>(fn, plain_, nullptr, true, room_, grid_[src].get(),
+    Room room = room_;
+    room.down = stencil::march_down(plain_, iteration);
+    stencil::launch_march<T>(fn, plain_, nullptr, true, room, grid_[src].get(),
                              grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(), slot,
                              partials_.get(), counter_.get());
   }

@@ -2,8 +2,10 @@
 // reduction, with the geometry and change helpers every stencil kernel of jacobi.cu uses.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cuda/std/complex>
+#include <limits>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/stencil_plan.hpp"
@@ -25,12 +27,15 @@ struct Room {
   // ahead=tma (march3t_sweep): the stages a block's ring holds and the values of one.
   int stages = 0;
   std::int64_t stage_values = 0;
+  // 3D marching sweeps: march down z (from plane k_hi - 1 of a block's chunk to its first)
+  // rather than up; the grid is the same bit for bit, the change summed in another order.
+  bool down = false;
 };
 
 // The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
 // the range a RANGE sweep takes.
 inline Room room_of(const HeatedRoom& r) {
-  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0};
+  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0, false};
 }
 
 // ROOM as launch L's kernel takes it (its ring of stages, where L loads by TMA).
@@ -139,6 +144,13 @@ __device__ __forceinline__ T update(T l, T r, T yl, T yh, T zl, T zh, T f, T inv
   v = v + zh;
   return (v + f) * inv;
 }
+// The same for a march along z: BEHIND and AHEAD the planes before and after the centre in
+// the march's direction (DOWN: z decreasing, so AHEAD is z - 1).
+template <class T>
+__device__ __forceinline__ T update_z(T l, T r, T yl, T yh, T behind, T ahead, bool down, T f,
+                                      T inv) {
+  return update(l, r, yl, yh, down ? ahead : behind, down ? behind : ahead, f, inv);
+}
 template <class T>
 __device__ __forceinline__ T update(T l, T r, T yl, T yh, T f, T inv) {
   T v = l + r;
@@ -241,9 +253,12 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
       if (in_x && j <= n - 2 && i >= 1 && i <= n - 2) interior |= 1u << (q * V + e);
       if (within(i, r.rx0, r.rx1) && within(j, r.ry0, r.ry1)) heat |= 1u << (q * V + e);
     }
-  // The thread's first point of plane k0 - 1, then one plane further each step.
-  const T* up = u + (k0 - 1) * nn + y0 * n + x0;
-  T* op = out + k0 * nn + y0 * n + x0;
+  // The thread's first point of the plane before the chunk (k0 - 1, or k1 marching down),
+  // then one plane further each step (DZ).
+  const bool down = r.down;
+  const std::int64_t dz = down ? -nn : nn, kf = down ? k1 : k0 - 1;
+  const T* up = u + kf * nn + y0 * n + x0;
+  T* op = out + kf * nn + dz + y0 * n + x0;
   Vt below[RY], center[RY], above[RY];
   const auto load_plane = [&](const T* p, Vt(&v)[RY]) {
 #pragma unroll
@@ -259,31 +274,32 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
   };
   grid_dependency_wait();
   load_plane(up, below);
-  up += nn;  // plane k0
+  up += dz;  // the chunk's first plane
   load_plane(up, center);
   Vt lo, hi;
   T ends[RY];
   if constexpr (AHEAD) {
     if (k0 < k1) {
       load_beside(up, lo, hi, ends);
-      load_plane(up + nn, above);
+      load_plane(up + dz, above);
     }
   }
   double change = 0;
-  for (std::int64_t k = k0; k < k1; ++k, up += nn, op += nn) {
+  // BELOW and ABOVE: the planes before and after the centre in the march's direction.
+  for (std::int64_t k = k0; k < k1; ++k, up += dz, op += dz) {
     [[maybe_unused]] Vt next_lo, next_hi, next_above[RY];
     [[maybe_unused]] T next_ends[RY];
     [[maybe_unused]] const bool more = k + 1 < k1;  // AHEAD: a next step (plane k + 2 <= k1)
     if constexpr (AHEAD) {
       if (more) {
-        load_beside(up + nn, next_lo, next_hi, next_ends);
-        load_plane(up + 2 * nn, next_above);
+        load_beside(up + dz, next_lo, next_hi, next_ends);
+        load_plane(up + 2 * dz, next_above);
       }
     } else {
-      load_plane(up + nn, above);
+      load_plane(up + dz, above);
       load_beside(up, lo, hi, ends);
     }
-    const bool heat_z = within(k, r.rz0, r.rz1);
+    const bool heat_z = within(down ? k0 + k1 - 1 - k : k, r.rz0, r.rz1);
 #pragma unroll
     for (int q = 0; q < RY; ++q) {
       T left, right;
@@ -297,7 +313,7 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
         const T l = e == 0 ? left : center[q].v[e > 0 ? e - 1 : 0];
         const T rr = e == V - 1 ? right : center[q].v[e < V - 1 ? e + 1 : 0];
         const T f = heat_z && (heat & bit) ? src : T(0);
-        const T v = update(l, rr, yl.v[e], yh.v[e], below[q].v[e], above[q].v[e], f, inv);
+        const T v = update_z(l, rr, yl.v[e], yh.v[e], below[q].v[e], above[q].v[e], down, f, inv);
         res.v[e] = interior & bit ? v : center[q].v[e];
         if constexpr (NORM)
           if (interior & bit) change += sq_change(v, center[q].v[e]);
@@ -433,7 +449,9 @@ void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool depe
 }
 
 // cuda-norm's launch of ROOM (one row a thread) under tuning T: plan_march with the
-// occupancy of the kernel the tuning picks (with the change: the one with more registers), so
+// occupancy of the kernels the tuning picks (the lesser of those with and without the change:
+// a run launches both, and a plan for more blocks than one of them holds leaves a wave of a
+// few blocks: H200, N = 256, 0.75 of the copy against 0.90), so
 // that cuda-norm, cuda-timetile's plain sweeps and (with RANGE) a distributed run's slabs that
 // plan through here launch the same grid of blocks and sum the change alike. PLANES as
 // plan_march's.
@@ -456,9 +474,13 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& t,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(shared)));
         }
-        int per_sm = 0;
-        MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, with, threads, shared));
-        return per_sm;
+        int least = std::numeric_limits<int>::max();
+        for (const MarchFn<T> f : {with, without}) {
+          int per_sm = 0;
+          MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, threads, shared));
+          least = std::min(least, per_sm);
+        }
+        return least;
       },
       planes);
 }

@@ -15,13 +15,14 @@ namespace mm::stencil {
 // (R.stage_values values, R.stages of them: stencil_plan.hpp's tma_stage_values) holds rows
 // yb - 1 .. yb + WY (those up to the wall row n - 1) of x [gx0, gx1): the block's points and
 // kTmaHaloBytes beyond each end (its end points' x neighbours; copies start on 128-byte lines
-// where the rows do), clipped to the grid. Thread 0 fills plane k0 - 1 + j into stage j % S
-// once the block is done with the plane S before it (one block barrier a step). Every point
+// where the rows do), clipped to the grid. Thread 0 fills the chunk's plane j (in the march's
+// order, up or down: Room::down) into stage j % S once the block is done with the plane S
+// before it (one block barrier a step). Every point
 // is computed by update() from the same values in the same order as march3v_sweep's, and the
 // change summed alike: the grid and the change bit for bit.
 // Needs V sizeof(T) = 16 (rows of 16-byte multiples: n even in double, n % 4 = 0 in single).
 template <class T, int V, bool NORM, bool RANGE = false>
-__global__ void __launch_bounds__(1024)
+__global__ void __maxnreg__(kTmaMaxRegisters)
     march3t_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
   static_assert(V * sizeof(T) == 16);
@@ -52,6 +53,11 @@ __global__ void __launch_bounds__(1024)
   const std::uint32_t bars =
       s9::smem_u32(tma_smem + static_cast<std::size_t>(stages) * sv * sizeof(T));
   const int planes = static_cast<int>(k1 - k0) + 2;  // planes k0 - 1 .. k1
+  // The chunk's planes in the march's order: J = 0 is the one before its first (k0 - 1 up,
+  // k1 down), then one further each step (DZ).
+  const bool down = r.down;
+  const std::int64_t dz = down ? -nn : nn;
+  const auto plane = [&](int j) { return down ? k1 - j : k0 - 1 + j; };
 
   unsigned interior = 0, heat = 0;
 #pragma unroll
@@ -61,12 +67,12 @@ __global__ void __launch_bounds__(1024)
     if (within(i, r.rx0, r.rx1) && within(y0, r.ry0, r.ry1)) heat |= 1u << e;
   }
 
-  // Plane J of the chunk (plane k0 - 1 + J) into stage S (thread 0).
+  // Plane J of the chunk (plane(J)) into stage S (thread 0).
   const auto fill = [&](int j, int s) {
     const std::uint32_t bar = bars + 8u * s;
     const unsigned row_bytes = static_cast<unsigned>(len) * sizeof(T);
     s9::mbar_arrive_expect_tx(bar, row_bytes * rows);
-    const T* from = u + (k0 - 1 + j) * nn + (yb - 1) * n + gx0;
+    const T* from = u + plane(j) * nn + (yb - 1) * n + gx0;
     const std::uint32_t to = s9::smem_u32(ring + s * sv);
     if (len == n) {  // whole rows: one stretch of memory
       s9::bulk_load(to, from, row_bytes * rows, bar);
@@ -99,14 +105,14 @@ __global__ void __launch_bounds__(1024)
   // stages keep S - 2 planes in flight.
   const int at = (static_cast<int>(y0 - yb) + 1) * len + static_cast<int>(x0 - gx0);
   Vt below{}, center{};
-  ready(), ready();  // planes k0 - 1 and k0 (a chunk has at least one plane)
+  ready(), ready();  // planes 0 and 1 (a chunk has at least one plane)
   if (computes) below = load<T, V>(ring + at), center = load<T, V>(ring + sv + at);
-  __syncthreads();  // plane k0 - 1 read: its stage takes plane S
+  __syncthreads();  // plane 0 read: its stage takes plane S
   if (threadIdx.x == 0 && stages < planes) fill(stages, 0);
-  T* op = out + k0 * nn + y0 * n + x0;
+  T* op = out + plane(1) * nn + y0 * n + x0;
   double change = 0;
   int sc = 1;  // the centre plane's stage
-  for (int i = 1; i < planes - 1; ++i, op += nn) {
+  for (int i = 1; i < planes - 1; ++i, op += dz) {
     const int sa = sc + 1 == stages ? 0 : sc + 1;
     ready();  // plane i + 1
     if (computes) {
@@ -114,7 +120,7 @@ __global__ void __launch_bounds__(1024)
       const Vt above = load<T, V>(ring + sa * sv + at), yl = load<T, V>(c - len),
                yh = load<T, V>(c + len);
       const T left = x0 > 0 ? c[-1] : T(0), right = x0 + V < n ? c[V] : T(0);
-      const bool heat_z = within(k0 - 1 + i, r.rz0, r.rz1);
+      const bool heat_z = within(plane(i), r.rz0, r.rz1);
       Vt res;
 #pragma unroll
       for (int e = 0; e < V; ++e) {
@@ -122,7 +128,7 @@ __global__ void __launch_bounds__(1024)
         const T l = e == 0 ? left : center.v[e > 0 ? e - 1 : 0];
         const T rr = e == V - 1 ? right : center.v[e < V - 1 ? e + 1 : 0];
         const T f = heat_z && (heat & bit) ? src : T(0);
-        const T v = update(l, rr, yl.v[e], yh.v[e], below.v[e], above.v[e], f, inv);
+        const T v = update_z(l, rr, yl.v[e], yh.v[e], below.v[e], above.v[e], down, f, inv);
         res.v[e] = interior & bit ? v : center.v[e];
         if constexpr (NORM)
           if (interior & bit) change += sq_change(v, center.v[e]);

@@ -47,6 +47,7 @@ struct Launch {
   int stages = 0;                 // ahead=tma: planes in a block's ring of shared-memory stages
   std::int64_t stage_values = 0;  // ahead=tma: values of one stage
   std::size_t shared = 0;         // dynamic shared memory of a block
+  int order = 0;                  // 3D marching: JacobiTuning::order (1, 2)
   std::int64_t blocks() const { return gx * gy * gz; }
 };
 
@@ -64,8 +65,12 @@ struct Launch {
 // rows are of 16-byte vectors, tma (the copy engine into shared memory, stencil_march_tma.cuh)
 // beat both on both GPUs at its own block shape and ring (tma_warps, tma_stages): H100 0.89 /
 // 0.95 / 0.94 / 0.90 (regs 0.85 / 0.87 / 0.86 / 0.81 in the same call), H200 0.83 / 0.92 / 0.89
-// / 0.83 (off 0.83 / 0.85 / 0.83 / 0.72); in single it lost at one or two sizes of four on each,
-// so single keeps regs or off (bench/results/jacobi_tma_2026-11-25_a904a59.md).
+// / 0.83 (off 0.83 / 0.85 / 0.83 / 0.72) (bench/results/jacobi_tma_2026-11-25_a904a59.md). In
+// single it lost at one or two sizes of four on each until consecutive sweeps overlapped
+// (launch_march, no event between checked sweeps): since, H100 tma 0.84 / 0.93 / 0.93 / 0.89
+// against regs 0.83 / 0.90 / 0.86 / 0.84, H200 0.79 / 0.91 / 0.87 / 0.85 against off 0.78 /
+// 0.86 / 0.88 / 0.81 (order=up, bench/results/jacobi_overlap_2026-11-25_*.md). So tma wherever
+// the rows are of 16-byte vectors.
 enum class Ahead { off = 1, regs = 2, tma = 3 };
 // The way of loading for values of VALUE_BYTES bytes in vectors of VEC: tma only where a
 // vector is 16 bytes (else the device's choice between off and regs).
@@ -73,7 +78,7 @@ inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec
   const Ahead plain = gpu_memory_rich() ? Ahead::off : Ahead::regs;
   const bool sixteen = static_cast<std::size_t>(vec) * value_bytes == 16;
   if (t.ahead) return t.ahead == 3 && !sixteen ? plain : static_cast<Ahead>(t.ahead);
-  return value_bytes == 8 && sixteen ? Ahead::tma : plain;
+  return sixteen ? Ahead::tma : plain;
 }
 // Warps a block of the tma sweep (WX of them side by side along x) unless --tune warps=W. H100
 // (double, fraction of the copy at N = 256 / 384 / 512 / 768; WX 4 / 6 / 8 / 12): 3 stages, 8
@@ -83,6 +88,11 @@ inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec
 // fewer in a taller block. The H200 (3 stages) 8 warps 0.83 / 0.92 / 0.89 / 0.83, 16 0.79 / 0.90 /
 // 0.86 / 0.83, 32 0.75 / 0.79 / 0.82 / 0.74: there 8 (its richer memory wants the most blocks
 // resident, hence bytes in flight).
+// Registers a thread of the tma sweep at most: two blocks of up to 18 warps (tma_warps at N =
+// 384 in double) resident a multiprocessor (65536 / 1152 = 56.9). Unbounded, ptxas gave the
+// sweep without the change 63 once it marched either way along z, and at N = 384 one block
+// resident ran at 0.82 of the copy against 0.95 with two (H100).
+constexpr int kTmaMaxRegisters = 56;
 inline int tma_warps(int wx) {
   if (gpu_memory_rich()) return 8;
   const int rows = std::max(1, (16 + wx - 1) / wx);
@@ -94,6 +104,23 @@ inline int tma_warps(int wx) {
 // multiprocessor.
 inline int tma_stages(int per_sm) {
   return per_sm <= 1 ? 4 : 3;
+}
+
+// The 3D marching sweeps' direction along z (JacobiTuning::order) unless --tune order=O:
+// alternate on both GPUs. A sweep that starts on the planes the last one wrote finds some of
+// them in L2, which counts where the grid is not much larger than L2. Double, every sweep,
+// fraction of the copy at N = 256 / 384 / 512 / 768, up against alternate in the same call:
+// H100 0.917 / 0.954 / 0.934 / 0.920 against 0.943 / 0.969 / 0.944 / 0.926, single (tma) 0.843 /
+// 0.933 / 0.925 / 0.885 against 0.878 / 0.948 / 0.933 / 0.896; H200 0.884 / 0.930 / 0.845 / 0.837
+// against 0.897 / 0.931 / 0.844 / 0.833 (bench/results/jacobi_overlap_2026-11-25_*.md).
+inline int march_order(const JacobiTuning& t) {
+  return t.order ? t.order : 2;
+}
+// Whether launch L's sweep of ITERATION (1-based) marches down: the even ones where the order
+// alternates (so that cuda-norm and cuda-timetile's plain sweeps, planned alike, sum the same
+// change).
+inline bool march_down(const Launch& l, std::int64_t iteration) {
+  return l.order == 2 && iteration % 2 == 0;
 }
 
 // ahead=tma: a block's stage holds its rows, the row beside each end, and this many bytes
@@ -165,6 +192,7 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
     l.gy = ceil_div(m, std::int64_t{wy} * ry);
     if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
     if (ry == 1) l.ahead = static_cast<int>(ahead);
+    l.order = march_order(t);
     if (tma) {
       l.stage_values = tma_stage_values(n, vec, value_bytes, l.wx, wy);
       const auto ring = [&](int stages) {
@@ -218,7 +246,8 @@ inline Launch plan_tiled(const HeatedRoom& room, std::int64_t sms) {
 // The tuning a marching launch L of a DIM-dimensional room used (warps: 3D only).
 inline JacobiTuning march_tuning(const Launch& l, int dim) {
   JacobiTuning used;
-  if (dim == 3) used.warps = l.threads / 32, used.ahead = l.ahead, used.stages = l.stages;
+  if (dim == 3)
+    used.warps = l.threads / 32, used.ahead = l.ahead, used.stages = l.stages, used.order = l.order;
   used.chunks = static_cast<int>(l.chunks);
   return used;
 }

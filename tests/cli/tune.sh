@@ -28,7 +28,7 @@ grep -q -- '--tune KEY=VALUE' out && grep -q -- '--profile' out && pass "--help 
 
 # ---- refused keys and values -------------------------------------------------------------------
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune nosuch=1 -o never.mtx
-expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages"
+expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order"
 [[ ! -e never.mtx ]] && pass "an unknown key wrote nothing" || fail "an unknown key left never.mtx"
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune warps=9
 expect_stderr '^mmjacobi: --tune warps=9: warps takes 8\|16\|32$'
@@ -124,13 +124,14 @@ if [[ $gpu ]]; then
     --tune warps=16 --tune chunks=3 -q --timing t_gpu.jsonl
   # The way of loading (3D, one row a thread) is recorded as used too: in double by the copy
   # engine (tma) with its ring's stages, unless given.
-  json_check t_gpu.jsonl "r['tuning'] == {'warps': 16, 'chunks': 3, 'ahead': 'tma', 'stages': 3}" \
-    "the record carries warps=16 chunks=3 and the loads by TMA with 3 stages"
+  # So is the direction along z (the device's: up or alternate).
+  json_check t_gpu.jsonl "{k: v for k, v in r['tuning'].items() if k != 'order'} == {'warps': 16, 'chunks': 3, 'ahead': 'tma', 'stages': 3} and r['tuning']['order'] in ('up', 'alternate')" \
+    "the record carries warps=16 chunks=3, the loads by TMA with 3 stages and the order"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune ahead=off -q \
     --timing t_gpu1.jsonl
   json_check t_gpu1.jsonl "r['tuning']['ahead'] == 'off'" "ahead=off given is recorded as used"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm -q --timing t_gpu2.jsonl
-  json_check t_gpu2.jsonl "r['tuning']['warps'] in (8, 16) and r['tuning']['chunks'] >= 1 and r['tuning']['ahead'] == 'tma' and r['tuning']['stages'] == 3 and len(r['tuning']) == 4" \
+  json_check t_gpu2.jsonl "r['tuning']['warps'] in (8, 16) and r['tuning']['chunks'] >= 1 and r['tuning']['ahead'] == 'tma' and r['tuning']['stages'] == 3 and r['tuning']['order'] in ('up', 'alternate') and len(r['tuning']) == 5" \
     "the record carries the device's warps (N = 64: 16, or 8 where memory is rich), the chunks the wave-fill rule chose, tma and its stages"
   # Defaults match the same run with them given: same grid.
   chunks=$("$PY" -c "import json; print(json.loads(open('t_gpu2.jsonl').readline())['tuning']['chunks'])")
@@ -140,6 +141,13 @@ if [[ $gpu ]]; then
   mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune warps="$warps" --tune chunks="$chunks" \
     --tune ahead="$ahead" -o e.mtx 2>/dev/null
   same_files d.mtx e.mtx
+  # Either direction along z: the same grid, the order recorded as given.
+  for order in up alternate; do
+    expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune order=$order \
+      -o "o_$order.mtx" --timing "t_o_$order.jsonl"
+    json_check "t_o_$order.jsonl" "r['tuning']['order'] == '$order'" "order=$order is recorded as used"
+  done
+  same_files o_up.mtx o_alternate.mtx
   # 2D: chunks only; warps is not used (warned about).
   expect_exit 0 mmjacobi --poisson2d 256 --max-iter 4 --device cuda --impl cuda-norm --tune warps=16 \
     --tune chunks=5 -q --timing t_gpu3.jsonl

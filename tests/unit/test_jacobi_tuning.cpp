@@ -18,7 +18,7 @@ constexpr auto usage_error = test::tuning_usage_error<JacobiTuning>;
 
 TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   const TuneKeys& k = JacobiTuning::keys();
-  ASSERT_EQ(k.keys.size(), 5u);
+  ASSERT_EQ(k.keys.size(), 6u);
   EXPECT_EQ(k.keys[0].name, "warps");
   EXPECT_EQ(k.keys[0].allowed, "8|16|32");
   EXPECT_EQ(k.keys[0].fallback,
@@ -31,12 +31,15 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.keys[2].fallback, "fused");
   EXPECT_EQ(k.keys[3].name, "ahead");
   EXPECT_EQ(k.keys[3].allowed, "off|regs|tma");
-  EXPECT_EQ(
-      k.keys[3].fallback,
-      "double in 16-byte vectors: tma; else by device: regs, off where memory is rich (H200)");
+  EXPECT_EQ(k.keys[3].fallback,
+            "16-byte vectors (N even in double, a multiple of 4 in single): tma; else by device: "
+            "regs, off where memory is rich (H200)");
   EXPECT_EQ(k.keys[4].name, "stages");
   EXPECT_EQ(k.keys[4].allowed, "3..12");
   EXPECT_EQ(k.keys[4].fallback, "3, 4 where one block fills a multiprocessor");
+  EXPECT_EQ(k.keys[5].name, "order");
+  EXPECT_EQ(k.keys[5].allowed, "up|alternate");
+  EXPECT_EQ(k.keys[5].fallback, "alternate");
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
     EXPECT_FALSE(key.experimental) << key.name;
@@ -69,10 +72,14 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"stages=4"}).stages, 4);
   EXPECT_EQ(parse({"stages=12"}).to_json(), (nlohmann::json{{"stages", 12}}));
   EXPECT_EQ(usage_error({"stages=2"}), "--tune stages=2: stages takes 3..12");
+  EXPECT_EQ(parse({"order=up"}).order, 1);
+  EXPECT_EQ(parse({"order=alternate"}).order, 2);
+  EXPECT_EQ(parse({"order=alternate"}).to_json(), (nlohmann::json{{"order", "alternate"}}));
+  EXPECT_EQ(usage_error({"order=down"}), "--tune order=down: order takes up|alternate");
   // Every declared key is read: a value for it shows in to_json().
   for (const auto& [key, value] :
        {std::pair{"warps", "16"}, std::pair{"chunks", "3"}, std::pair{"norm", "plain"},
-        std::pair{"ahead", "regs"}, std::pair{"stages", "8"}})
+        std::pair{"ahead", "regs"}, std::pair{"stages", "8"}, std::pair{"order", "up"}})
     EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
 }
 
@@ -121,14 +128,18 @@ TEST(StencilPlan, WaveFillRuleAndRequestedChunks) {
   EXPECT_EQ(stencil::march_chunks(510, 792, 5, 7), 5);    // at most MOST
 }
 
-// Without the copy engine (single precision, rows not of 16-byte vectors): the loads ahead by
-// default where memory is not rich against the multiprocessors (H100), at the step where it is
-// (H200): device.hpp's gpu_memory_rich().
+// Without the copy engine (rows not of 16-byte vectors: N odd, or not a multiple of 4 in single):
+// the loads ahead by default where memory is not rich against the multiprocessors (H100), at the
+// step where it is (H200): device.hpp's gpu_memory_rich().
 stencil::Ahead plain_ahead() {
   return gpu_memory_rich() ? stencil::Ahead::off : stencil::Ahead::regs;
 }
 const char* plain_ahead_name() {
   return gpu_memory_rich() ? "off" : "regs";
+}
+// The 3D marching sweeps' direction along z by default, as recorded.
+const char* order_name() {
+  return stencil::march_order({}) == 2 ? "alternate" : "up";
 }
 // The tuning of those ways of loading, given.
 JacobiTuning plain(int warps = 0, int chunks = 0) {
@@ -140,7 +151,8 @@ TEST(StencilPlan, MarchLoadsByTmaInDoubleElseAheadUnlessTold) {
   using stencil::march_ahead;
   EXPECT_EQ(march_ahead({}, 8, 2), Ahead::tma);
   EXPECT_EQ(march_ahead({}, 8, 1), plain_ahead());  // N odd: 8-byte vectors
-  EXPECT_EQ(march_ahead({}, 4, 4), plain_ahead());  // single: lost at two sizes of four
+  EXPECT_EQ(march_ahead({}, 4, 4), Ahead::tma);     // single, N a multiple of 4
+  EXPECT_EQ(march_ahead({}, 4, 2), plain_ahead());  // single, N even: 8-byte vectors
   EXPECT_EQ(march_ahead({0, 0, 0, 1}, 8, 2), Ahead::off);
   EXPECT_EQ(march_ahead({0, 0, 0, 2}, 8, 2), Ahead::regs);
   EXPECT_EQ(march_ahead({0, 0, 0, 3}, 4, 4), Ahead::tma);
@@ -148,7 +160,8 @@ TEST(StencilPlan, MarchLoadsByTmaInDoubleElseAheadUnlessTold) {
   // The record names it for the 3D sweep of one row a thread only.
   EXPECT_EQ(march(3, 64, 1, false, {}).ahead, 3);
   EXPECT_EQ(march(3, 65, 1, false, {}).ahead, static_cast<int>(plain_ahead()));
-  EXPECT_EQ(march(3, 64, 1, false, {}, 4).ahead, static_cast<int>(plain_ahead()));
+  EXPECT_EQ(march(3, 64, 1, false, {}, 4).ahead, 3);  // single, 16-byte vectors
+  EXPECT_EQ(march(3, 66, 1, false, {}, 4).ahead, static_cast<int>(plain_ahead()));
   EXPECT_EQ(march(3, 64, 1, false, {0, 0, 0, 1}).ahead, 1);
   EXPECT_EQ(march(3, 64, 2, false, {}).ahead, 0);
   EXPECT_EQ(march(2, 64, 1, false, {}).ahead, 0);
@@ -166,8 +179,12 @@ TEST(StencilPlan, MarchByTmaSizesItsRing) {
   EXPECT_EQ(l.stage_values, 3 * 512);
   EXPECT_EQ(l.shared, 3u * (3 * 512 * 8 + 8));
   EXPECT_EQ(l.chunks, 3);
-  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
-            (nlohmann::json{{"warps", 8}, {"chunks", 3}, {"ahead", "tma"}, {"stages", 3}}));
+  EXPECT_EQ(
+      stencil::march_tuning(l, 3).to_json(),
+      (nlohmann::json{
+          {"warps", 8}, {"chunks", 3}, {"ahead", "tma"}, {"stages", 3}, {"order", order_name()}}));
+  EXPECT_EQ(march(3, 512, 1, false, {8, 0, 0, 3, 0, 2}).order, 2);  // given
+  EXPECT_EQ(march(2, 512, 1, false, {0, 0, 0, 0, 0, 2}).order, 0);  // 3D only
   // 4 stages: 48 KB, 4 blocks a multiprocessor: 510 blocks in one chunk on 528 slots.
   EXPECT_EQ(march(3, 512, 1, false, {8, 0, 0, 3, 4}).chunks, 1);
   // The default block: the device's warps (tma_warps), whole rows of 8 warps: 16 (8 where
@@ -223,15 +240,19 @@ TEST(StencilPlan, March3DDefaultsAndTuning) {
   EXPECT_EQ(l.chunk, 170);
   EXPECT_EQ(l.gz, 3);
   EXPECT_EQ(l.blocks(), 1530);
-  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
-            (nlohmann::json{{"warps", 8}, {"chunks", 3}, {"ahead", plain_ahead_name()}}));
+  EXPECT_EQ(
+      stencil::march_tuning(l, 3).to_json(),
+      (nlohmann::json{
+          {"warps", 8}, {"chunks", 3}, {"ahead", plain_ahead_name()}, {"order", order_name()}}));
   // 16 warps: two rows of y a block, 3 blocks a multiprocessor.
   l = march(3, 512, 1, false, plain(16));
   EXPECT_EQ(l.threads, 512);
   EXPECT_EQ(l.gy, 255);
   EXPECT_EQ(l.chunks, 3);
-  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
-            (nlohmann::json{{"warps", 16}, {"chunks", 3}, {"ahead", plain_ahead_name()}}));
+  EXPECT_EQ(
+      stencil::march_tuning(l, 3).to_json(),
+      (nlohmann::json{
+          {"warps", 16}, {"chunks", 3}, {"ahead", plain_ahead_name()}, {"order", order_name()}}));
   // Chunks asked for: 510 planes in 7 chunks of 73.
   l = march(3, 512, 1, false, plain(0, 7));
   EXPECT_EQ(l.chunk, 73);
@@ -349,7 +370,8 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
         for (const JacobiTuning t :
              {JacobiTuning{}, JacobiTuning{16, 0}, JacobiTuning{8, 1}, JacobiTuning{16, 5},
               JacobiTuning{0, 65535}, JacobiTuning{0, 0, 0, 1}, JacobiTuning{16, 3, 0, 1},
-              JacobiTuning{32, 0, 0, 3}}) {
+              JacobiTuning{32, 0, 0, 3}, JacobiTuning{0, 0, 0, 0, 0, 2},
+              JacobiTuning{16, 3, 0, 3, 0, 2}}) {
           JacobiResult got_r;
           nlohmann::json used;
           const auto got = run_tuned(impl, dim, n, stop, t, got_r, used);
@@ -381,6 +403,11 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
             EXPECT_EQ(chunks, std::min<std::int64_t>(t.chunks, n - 2)) << what;
           }
           EXPECT_EQ(used.contains("warps"), dim == 3) << what;
+          EXPECT_EQ(used.value("order", ""), dim == 2       ? ""
+                                             : t.order == 2 ? "alternate"
+                                             : t.order == 1 ? "up"
+                                                            : order_name())
+              << what;
           if (dim == 3) {
             const int warps = used["warps"].get<int>();
             EXPECT_LE(warps, t.warps ? t.warps : 32) << what;
@@ -391,14 +418,15 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
       }
     }
   }
-  EXPECT_EQ(ran, 2 * 4 * 4 * 8) << "expected cuda-norm, -ry2, -ry4 and -col";
+  EXPECT_EQ(ran, 2 * 4 * 4 * 10) << "expected cuda-norm, -ry2, -ry4 and -col";
 }
 
 // cuda-norm's three ways of loading (ahead=off, regs, tma) compute the same points from the
 // same values in the same blocks: the grid and the change bit for bit, at sizes whose vectors
 // are 1, 2 and 4 values wide (tma takes 16-byte vectors: regs where the rows have none), with the
 // chunks given (the rule's depend on each kernel's occupancy), among them chunks of one plane
-// (the shortest march: no step ahead), and tma with rings of 3, 4 and 12 stages.
+// (the shortest march: no step ahead), and tma with rings of 3, 4 and 12 stages; marching up
+// every sweep or down on even ones (order=alternate), the same grid either way.
 TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
@@ -408,27 +436,38 @@ TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
     for (const int chunks : {3, 65535}) {
       for (const int warps : {8, 16}) {
         const JacobiStop stop{9, -1, 2};
-        JacobiResult off_r;
-        nlohmann::json off_used;
-        const auto off = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1}, off_r, off_used);
-        EXPECT_EQ(off_used.value("ahead", ""), "off");
-        for (const auto& [ahead, stages] :
-             {std::pair{2, 0}, std::pair{3, 0}, std::pair{3, 3}, std::pair{3, 12}}) {
-          JacobiResult r;
-          nlohmann::json used;
-          const auto got = run_tuned(norm, 3, n, stop, {warps, chunks, 0, ahead, stages}, r, used);
-          const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
-          const bool tma = ahead == 3 && sixteen;
-          EXPECT_EQ(used.value("ahead", ""), tma          ? "tma"
-                                             : ahead == 2 ? "regs"
-                                                          : plain_ahead_name())
-              << what;
-          EXPECT_EQ(used.value("stages", 0), tma ? (stages ? stages : 3) : 0) << what;
-          EXPECT_EQ(used["chunks"], off_used["chunks"]) << what;
-          EXPECT_EQ(used["warps"], off_used["warps"]) << what;
-          EXPECT_EQ(r.iterations, off_r.iterations) << what;
-          EXPECT_EQ(r.norm, off_r.norm) << what;  // bit for bit
-          EXPECT_EQ(got, off) << what;
+        JacobiResult up_r;
+        nlohmann::json up_used;
+        const auto up = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1, 0, 1}, up_r, up_used);
+        for (const int order : {1, 2}) {
+          JacobiResult off_r;
+          nlohmann::json off_used;
+          const auto off =
+              run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1, 0, order}, off_r, off_used);
+          EXPECT_EQ(off_used.value("ahead", ""), "off");
+          // Marching down on even sweeps: the same grid; the change summed in another order.
+          EXPECT_EQ(off, up) << "N=" << n << " order " << order;
+          EXPECT_NEAR(off_r.norm, up_r.norm, 1e-12 * up_r.norm) << "N=" << n;
+          for (const auto& [ahead, stages] :
+               {std::pair{2, 0}, std::pair{3, 0}, std::pair{3, 3}, std::pair{3, 12}}) {
+            JacobiResult r;
+            nlohmann::json used;
+            const auto got =
+                run_tuned(norm, 3, n, stop, {warps, chunks, 0, ahead, stages, order}, r, used);
+            const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+            const bool tma = ahead == 3 && sixteen;
+            EXPECT_EQ(used.value("ahead", ""), tma          ? "tma"
+                                               : ahead == 2 ? "regs"
+                                                            : plain_ahead_name())
+                << what;
+            EXPECT_EQ(used.value("stages", 0), tma ? (stages ? stages : 3) : 0) << what;
+            EXPECT_EQ(used["chunks"], off_used["chunks"]) << what;
+            EXPECT_EQ(used["warps"], off_used["warps"]) << what;
+            EXPECT_EQ(r.iterations, off_r.iterations) << what;
+            EXPECT_EQ(used.value("order", ""), order == 2 ? "alternate" : "up") << what;
+            EXPECT_EQ(r.norm, off_r.norm) << what;  // bit for bit
+            EXPECT_EQ(got, off) << what;
+          }
         }
       }
     }
