@@ -105,7 +105,7 @@ const TuneKeys& JacobiTuning::keys() {
         "cuda-norm's 3D sweep: every sweep marches up z, or the even iterations march down "
         "(alternate: a sweep starts on the planes the last one wrote, still in L2); the same "
         "grid, the change of a sweep down summed in another order",
-        "alternate"}}};
+        "alternate, up where the kernels marching down hold fewer blocks resident"}}};
   return k;
 }
 

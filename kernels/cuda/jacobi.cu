@@ -91,11 +91,12 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     return rows_per_thread() == 4 ? &stencil::march3v_sweep<T, V, 4, NORM>
                                   : &stencil::march3v_sweep<T, V, 2, NORM>;
   }
+  // DOWN: marching down z (one row a thread only).
   template <bool NORM>
-  MarchFn march_fn() const {
+  MarchFn march_fn(bool down = false) const {
     if (p_.room.dim == 2 || rows_per_thread() == 1)
       return stencil::march_row_fn<T, NORM>(p_.room.dim, vec_,
-                                            static_cast<stencil::Ahead>(launch_.ahead));
+                                            static_cast<stencil::Ahead>(launch_.ahead), down);
     if constexpr (sizeof(T) == 4)
       if (vec_ == 4) return march_as<4, NORM>();
     return vec_ == 2 ? march_as<2, NORM>() : march_as<1, NORM>();
@@ -133,11 +134,10 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     double* s = slot < 0 ? nullptr : slots_->slot(slot);
     if (marching()) {
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
-      const MarchFn fn = slot < 0 ? march_fn<false>() : march_fn<true>();
       // Iteration k reads buffer (k - 1) % 2: the even ones read buffer 1.
-      Room room = room_;
-      room.down = stencil::march_down(launch_, src == 1 ? 2 : 1);
-      stencil::launch_march<T>(fn, launch_, nullptr, true, room, grid_[src].get(),
+      const bool down = stencil::march_down(launch_, src == 1 ? 2 : 1);
+      const MarchFn fn = slot < 0 ? march_fn<false>(down) : march_fn<true>(down);
+      stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src].get(),
                                grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv, s,
                                partials_.get(), counter_.get());
     } else if (slot < 0) {

@@ -135,10 +135,9 @@ class TimeTileRunner final : public cuda::CudaRunner {
   // One cuda-norm sweep from buffer SRC into the other one, making ITERATION (marching as
   // cuda-norm's would: the same change).
   void plain(int src, double* slot, std::int64_t iteration) {
-    const MarchFn fn = slot ? march_fn<true>() : march_fn<false>();
-    Room room = room_;
-    room.down = stencil::march_down(plain_, iteration);
-    stencil::launch_march<T>(fn, plain_, nullptr, true, room, grid_[src].get(),
+    const bool down = stencil::march_down(plain_, iteration);
+    const MarchFn fn = slot ? march_fn<true>(down) : march_fn<false>(down);
+    stencil::launch_march<T>(fn, plain_, nullptr, true, room_, grid_[src].get(),
                              grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(), slot,
                              partials_.get(), counter_.get());
   }
@@ -147,9 +146,9 @@ class TimeTileRunner final : public cuda::CudaRunner {
 
   // cuda-norm's sweep under its default tuning (as planned: plain_).
   template <bool NORM>
-  MarchFn march_fn() const {
+  MarchFn march_fn(bool down) const {
     return stencil::march_row_fn<T, NORM>(p_.room.dim, vec_,
-                                          static_cast<stencil::Ahead>(plain_.ahead));
+                                          static_cast<stencil::Ahead>(plain_.ahead), down);
   }
 
   // The time-tiled sweep of L levels (rows a thread as timetile_plan.hpp says).

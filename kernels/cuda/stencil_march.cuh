@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cuda/std/complex>
 #include <limits>
+#include <vector>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/stencil_plan.hpp"
@@ -27,15 +28,12 @@ struct Room {
   // ahead=tma (march3t_sweep): the stages a block's ring holds and the values of one.
   int stages = 0;
   std::int64_t stage_values = 0;
-  // 3D marching sweeps: march down z (from plane k_hi - 1 of a block's chunk to its first)
-  // rather than up; the grid is the same bit for bit, the change summed in another order.
-  bool down = false;
 };
 
 // The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
 // the range a RANGE sweep takes.
 inline Room room_of(const HeatedRoom& r) {
-  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0, false};
+  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0};
 }
 
 // ROOM as launch L's kernel takes it (its ring of stages, where L loads by TMA).
@@ -146,10 +144,10 @@ __device__ __forceinline__ T update(T l, T r, T yl, T yh, T zl, T zh, T f, T inv
 }
 // The same for a march along z: BEHIND and AHEAD the planes before and after the centre in
 // the march's direction (DOWN: z decreasing, so AHEAD is z - 1).
-template <class T>
-__device__ __forceinline__ T update_z(T l, T r, T yl, T yh, T behind, T ahead, bool down, T f,
-                                      T inv) {
-  return update(l, r, yl, yh, down ? ahead : behind, down ? behind : ahead, f, inv);
+template <bool DOWN, class T>
+__device__ __forceinline__ T update_z(T l, T r, T yl, T yh, T behind, T ahead, T f, T inv) {
+  if constexpr (DOWN) return update(l, r, yl, yh, ahead, behind, f, inv);
+  return update(l, r, yl, yh, behind, ahead, f, inv);
 }
 template <class T>
 __device__ __forceinline__ T update(T l, T r, T yl, T yh, T f, T inv) {
@@ -225,7 +223,8 @@ constexpr int march3v_min_blocks() {
 // were fetched again after their neighbours' loads had left L2; with it, 1.0 at 768. Tried
 // and dropped: the same through per-thread shared-memory stages filled by cp.async (one or
 // two steps ahead, 40 registers): 0.41-0.70 of the copy, slower than no step ahead.
-template <class T, int V, int RY, bool NORM, bool RANGE = false, bool AHEAD = false>
+template <class T, int V, int RY, bool NORM, bool RANGE = false, bool AHEAD = false,
+          bool DOWN = false>
 __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
@@ -253,10 +252,9 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
       if (in_x && j <= n - 2 && i >= 1 && i <= n - 2) interior |= 1u << (q * V + e);
       if (within(i, r.rx0, r.rx1) && within(j, r.ry0, r.ry1)) heat |= 1u << (q * V + e);
     }
-  // The thread's first point of the plane before the chunk (k0 - 1, or k1 marching down),
+  // The thread's first point of the plane before the chunk (k0 - 1, or k1 marching DOWN),
   // then one plane further each step (DZ).
-  const bool down = r.down;
-  const std::int64_t dz = down ? -nn : nn, kf = down ? k1 : k0 - 1;
+  const std::int64_t dz = DOWN ? -nn : nn, kf = DOWN ? k1 : k0 - 1;
   const T* up = u + kf * nn + y0 * n + x0;
   T* op = out + kf * nn + dz + y0 * n + x0;
   Vt below[RY], center[RY], above[RY];
@@ -299,7 +297,7 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
       load_plane(up + dz, above);
       load_beside(up, lo, hi, ends);
     }
-    const bool heat_z = within(down ? k0 + k1 - 1 - k : k, r.rz0, r.rz1);
+    const bool heat_z = within(DOWN ? k0 + k1 - 1 - k : k, r.rz0, r.rz1);
 #pragma unroll
     for (int q = 0; q < RY; ++q) {
       T left, right;
@@ -313,7 +311,7 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
         const T l = e == 0 ? left : center[q].v[e > 0 ? e - 1 : 0];
         const T rr = e == V - 1 ? right : center[q].v[e < V - 1 ? e + 1 : 0];
         const T f = heat_z && (heat & bit) ? src : T(0);
-        const T v = update_z(l, rr, yl.v[e], yh.v[e], below[q].v[e], above[q].v[e], down, f, inv);
+        const T v = update_z<DOWN>(l, rr, yl.v[e], yh.v[e], below[q].v[e], above[q].v[e], f, inv);
         res.v[e] = interior & bit ? v : center[q].v[e];
         if constexpr (NORM)
           if (interior & bit) change += sq_change(v, center[q].v[e]);
@@ -402,26 +400,32 @@ template <class T>
 using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, double*, double*, unsigned*);
 
 // cuda-norm's sweep of one row a thread (2D: march2v) for vectors of VEC values, its loads
-// issued as A says (3D; JacobiTuning::ahead).
-template <class T, int V, bool NORM, bool RANGE>
-MarchFn<T> march_row_as(int dim, Ahead a) {
-  if (dim == 2) return &march2v_sweep<T, V, kMarch2Warps, NORM, RANGE>;
+// issued as A says (3D; JacobiTuning::ahead), marching down z where DOWN (3D, not RANGE).
+template <class T, int V, bool NORM, bool RANGE, bool DOWN>
+MarchFn<T> march_row_in(Ahead a) {
   switch (a) {
     case Ahead::regs:
-      return &march3v_sweep<T, V, 1, NORM, RANGE, true>;
+      return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;
     case Ahead::tma:
-      if constexpr (V * sizeof(T) == 16) return &march3t_sweep<T, V, NORM, RANGE>;
-      return &march3v_sweep<T, V, 1, NORM, RANGE, true>;  // march_ahead never picks it
+      if constexpr (V * sizeof(T) == 16) return &march3t_sweep<T, V, NORM, RANGE, DOWN>;
+      return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;  // march_ahead never picks it
     default:
-      return &march3v_sweep<T, V, 1, NORM, RANGE>;
+      return &march3v_sweep<T, V, 1, NORM, RANGE, false, DOWN>;
   }
 }
+template <class T, int V, bool NORM, bool RANGE>
+MarchFn<T> march_row_as(int dim, Ahead a, bool down) {
+  if (dim == 2) return &march2v_sweep<T, V, kMarch2Warps, NORM, RANGE>;
+  if constexpr (!RANGE)
+    if (down) return march_row_in<T, V, NORM, RANGE, true>(a);
+  return march_row_in<T, V, NORM, RANGE, false>(a);
+}
 template <class T, bool NORM, bool RANGE = false>
-MarchFn<T> march_row_fn(int dim, int vec, Ahead a) {
+MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down = false) {
   if constexpr (sizeof(T) == 4)
-    if (vec == 4) return march_row_as<T, 4, NORM, RANGE>(dim, a);
-  return vec == 2 ? march_row_as<T, 2, NORM, RANGE>(dim, a)
-                  : march_row_as<T, 1, NORM, RANGE>(dim, a);
+    if (vec == 4) return march_row_as<T, 4, NORM, RANGE>(dim, a, down);
+  return vec == 2 ? march_row_as<T, 2, NORM, RANGE>(dim, a, down)
+                  : march_row_as<T, 1, NORM, RANGE>(dim, a, down);
 }
 
 // Sweeps ROOM from U into OUT as FN with launch L on STREAM, its change into SLOT (null: none).
@@ -449,40 +453,61 @@ void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool depe
 }
 
 // cuda-norm's launch of ROOM (one row a thread) under tuning T: plan_march with the
-// occupancy of the kernels the tuning picks (the lesser of those with and without the change:
-// a run launches both, and a plan for more blocks than one of them holds leaves a wave of a
-// few blocks: H200, N = 256, 0.75 of the copy against 0.90), so
+// occupancy of the kernels the tuning picks (the least of those with and without the change,
+// marching up and down: a run launches them all, and a plan for more blocks than one of them
+// holds leaves a wave of a few blocks: H200, N = 256, 0.75 of the copy against 0.90), so
 // that cuda-norm, cuda-timetile's plain sweeps and (with RANGE) a distributed run's slabs that
 // plan through here launch the same grid of blocks and sum the change alike. PLANES as
 // plan_march's.
 template <class T, bool RANGE = false>
-Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& t,
+Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuning,
                        std::int64_t planes = -1) {
+  JacobiTuning t = tuning;
+  if (RANGE) t.order = 1;  // a slab's sweeps march up
   const Ahead a = march_ahead(t, sizeof(T), vec);
-  const MarchFn<T> with = march_row_fn<T, true, RANGE>(room.dim, vec, a);
-  const MarchFn<T> without = march_row_fn<T, false, RANGE>(room.dim, vec, a);
-  return plan_march(
-      room, vec, sizeof(T), 1, false, t, cuda::multiprocessors(),
-      [&](int threads, std::size_t shared) {
-        // The kernels may take SHARED bytes: raised, never lowered, as the limit is the
-        // function's, shared by every runner planned (a larger room's ring stays allowed).
-        for (const MarchFn<T> f : {with, without}) {
-          cudaFuncAttributes a{};
-          MM_CUDA(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(f)));
-          if (shared > static_cast<std::size_t>(a.maxDynamicSharedSizeBytes))
-            MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(f),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(shared)));
-        }
-        int least = std::numeric_limits<int>::max();
-        for (const MarchFn<T> f : {with, without}) {
-          int per_sm = 0;
-          MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, threads, shared));
-          least = std::min(least, per_sm);
-        }
-        return least;
-      },
-      planes);
+  const auto kernels = [&](bool down) {
+    return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down),
+                                   march_row_fn<T, false, RANGE>(room.dim, vec, a, down)};
+  };
+  // Blocks of THREADS threads and SHARED bytes resident a multiprocessor for all of FNS.
+  const auto resident = [](const std::vector<MarchFn<T>>& fns, int threads, std::size_t shared) {
+    // The kernels may take SHARED bytes: raised, never lowered, as the limit is the
+    // function's, shared by every runner planned (a larger room's ring stays allowed).
+    for (const MarchFn<T> f : fns) {
+      cudaFuncAttributes at{};
+      MM_CUDA(cudaFuncGetAttributes(&at, reinterpret_cast<const void*>(f)));
+      if (shared > static_cast<std::size_t>(at.maxDynamicSharedSizeBytes))
+        MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(f),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(shared)));
+    }
+    int least = std::numeric_limits<int>::max();
+    for (const MarchFn<T> f : fns) {
+      int per_sm = 0;
+      MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, threads, shared));
+      least = std::min(least, per_sm);
+    }
+    return least;
+  };
+  const auto plan = [&](const std::vector<MarchFn<T>>& fns) {
+    return plan_march(
+        room, vec, sizeof(T), 1, false, t, cuda::multiprocessors(),
+        [&](int threads, std::size_t shared) { return resident(fns, threads, shared); }, planes);
+  };
+  std::vector<MarchFn<T>> up = kernels(false);
+  if (room.dim != 3 || march_order(t) != 2) return plan(up);
+  const std::vector<MarchFn<T>> down = kernels(true);
+  if (t.order == 2) {  // asked for: planned for both directions
+    up.insert(up.end(), down.begin(), down.end());
+    return plan(up);
+  }
+  // The code's choice: alternate where the kernels marching down (which may take more
+  // registers) keep as many blocks resident as those marching up, else up (H100, N = 384 in
+  // double, 18 warps: 58 registers down against 56 up, one block a multiprocessor against two;
+  // 0.90 of the copy alternating against 0.96 up).
+  Launch l = plan(up);
+  if (resident(down, l.threads, l.shared) < resident(up, l.threads, l.shared)) l.order = 1;
+  return l;
 }
 
 }  // namespace mm::stencil

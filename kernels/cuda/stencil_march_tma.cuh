@@ -16,13 +16,13 @@ namespace mm::stencil {
 // yb - 1 .. yb + WY (those up to the wall row n - 1) of x [gx0, gx1): the block's points and
 // kTmaHaloBytes beyond each end (its end points' x neighbours; copies start on 128-byte lines
 // where the rows do), clipped to the grid. Thread 0 fills the chunk's plane j (in the march's
-// order, up or down: Room::down) into stage j % S once the block is done with the plane S
+// order, up or DOWN) into stage j % S once the block is done with the plane S
 // before it (one block barrier a step). Every point
 // is computed by update() from the same values in the same order as march3v_sweep's, and the
 // change summed alike: the grid and the change bit for bit.
 // Needs V sizeof(T) = 16 (rows of 16-byte multiples: n even in double, n % 4 = 0 in single).
-template <class T, int V, bool NORM, bool RANGE = false>
-__global__ void __maxnreg__(kTmaMaxRegisters)
+template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false>
+__global__ void __launch_bounds__(1024)
     march3t_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
   static_assert(V * sizeof(T) == 16);
@@ -54,10 +54,9 @@ __global__ void __maxnreg__(kTmaMaxRegisters)
       s9::smem_u32(tma_smem + static_cast<std::size_t>(stages) * sv * sizeof(T));
   const int planes = static_cast<int>(k1 - k0) + 2;  // planes k0 - 1 .. k1
   // The chunk's planes in the march's order: J = 0 is the one before its first (k0 - 1 up,
-  // k1 down), then one further each step (DZ).
-  const bool down = r.down;
-  const std::int64_t dz = down ? -nn : nn;
-  const auto plane = [&](int j) { return down ? k1 - j : k0 - 1 + j; };
+  // k1 DOWN), then one further each step (DZ).
+  const std::int64_t dz = DOWN ? -nn : nn;
+  const auto plane = [&](int j) { return DOWN ? k1 - j : k0 - 1 + j; };
 
   unsigned interior = 0, heat = 0;
 #pragma unroll
@@ -128,7 +127,7 @@ __global__ void __maxnreg__(kTmaMaxRegisters)
         const T l = e == 0 ? left : center.v[e > 0 ? e - 1 : 0];
         const T rr = e == V - 1 ? right : center.v[e < V - 1 ? e + 1 : 0];
         const T f = heat_z && (heat & bit) ? src : T(0);
-        const T v = update_z(l, rr, yl.v[e], yh.v[e], below.v[e], above.v[e], down, f, inv);
+        const T v = update_z<DOWN>(l, rr, yl.v[e], yh.v[e], below.v[e], above.v[e], f, inv);
         res.v[e] = interior & bit ? v : center.v[e];
         if constexpr (NORM)
           if (interior & bit) change += sq_change(v, center.v[e]);

@@ -47,7 +47,7 @@ struct Launch {
   int stages = 0;                 // ahead=tma: planes in a block's ring of shared-memory stages
   std::int64_t stage_values = 0;  // ahead=tma: values of one stage
   std::size_t shared = 0;         // dynamic shared memory of a block
-  int order = 0;                  // 3D marching: JacobiTuning::order (1, 2)
+  int order = 0;                  // 3D marching, one row a thread: JacobiTuning::order (1, 2)
   std::int64_t blocks() const { return gx * gy * gz; }
 };
 
@@ -88,11 +88,6 @@ inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec
 // fewer in a taller block. The H200 (3 stages) 8 warps 0.83 / 0.92 / 0.89 / 0.83, 16 0.79 / 0.90 /
 // 0.86 / 0.83, 32 0.75 / 0.79 / 0.82 / 0.74: there 8 (its richer memory wants the most blocks
 // resident, hence bytes in flight).
-// Registers a thread of the tma sweep at most: two blocks of up to 18 warps (tma_warps at N =
-// 384 in double) resident a multiprocessor (65536 / 1152 = 56.9). Unbounded, ptxas gave the
-// sweep without the change 63 once it marched either way along z, and at N = 384 one block
-// resident ran at 0.82 of the copy against 0.95 with two (H100).
-constexpr int kTmaMaxRegisters = 56;
 inline int tma_warps(int wx) {
   if (gpu_memory_rich()) return 8;
   const int rows = std::max(1, (16 + wx - 1) / wx);
@@ -107,12 +102,13 @@ inline int tma_stages(int per_sm) {
 }
 
 // The 3D marching sweeps' direction along z (JacobiTuning::order) unless --tune order=O:
-// alternate on both GPUs. A sweep that starts on the planes the last one wrote finds some of
-// them in L2, which counts where the grid is not much larger than L2. Double, every sweep,
-// fraction of the copy at N = 256 / 384 / 512 / 768, up against alternate in the same call:
-// H100 0.917 / 0.954 / 0.934 / 0.920 against 0.943 / 0.969 / 0.944 / 0.926, single (tma) 0.843 /
-// 0.933 / 0.925 / 0.885 against 0.878 / 0.948 / 0.933 / 0.896; H200 0.884 / 0.930 / 0.845 / 0.837
-// against 0.897 / 0.931 / 0.844 / 0.833 (bench/results/jacobi_overlap_2026-11-25_*.md).
+// alternate on both GPUs, where marching down keeps the blocks resident (plan_march_rows). A sweep
+// that starts on the planes the last one wrote finds some of them in L2, which counts where the
+// grid is not much larger than L2. Double, every sweep, fraction of the copy at N = 256 / 384 / 512
+// / 768, up against alternate in the same call: H100 0.917 / 0.954 / 0.934 / 0.920 against 0.943 /
+// 0.969 / 0.944 / 0.926, single (tma) 0.843 / 0.933 / 0.925 / 0.885 against 0.878 / 0.948 / 0.933 /
+// 0.896; H200 0.884 / 0.930 / 0.845 / 0.837 against 0.897 / 0.931 / 0.844 / 0.833
+// (bench/results/jacobi_overlap_2026-11-25_*.md).
 inline int march_order(const JacobiTuning& t) {
   return t.order ? t.order : 2;
 }
@@ -192,7 +188,7 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
     l.gy = ceil_div(m, std::int64_t{wy} * ry);
     if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
     if (ry == 1) l.ahead = static_cast<int>(ahead);
-    l.order = march_order(t);
+    if (ry == 1 && !col) l.order = march_order(t);
     if (tma) {
       l.stage_values = tma_stage_values(n, vec, value_bytes, l.wx, wy);
       const auto ring = [&](int stages) {
