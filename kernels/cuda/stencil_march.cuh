@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cuda/std/complex>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "cuda/cuda_util.cuh"
@@ -434,6 +435,18 @@ MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down = false) {
 // blocks finish, and wait for all of its memory before their first read (grid_dependency_wait).
 // Only where the stream's previous operation is a kernel (not a distributed slab's, whose
 // sweeps follow halo copies).
+// Lets FN take BYTES of dynamic shared memory: raised, never lowered, as the limit is the
+// function's, shared by every runner planned (a larger room's ring stays allowed).
+template <class T>
+void allow_shared(MarchFn<T> fn, std::size_t bytes) {
+  cudaFuncAttributes at{};
+  MM_CUDA(cudaFuncGetAttributes(&at, reinterpret_cast<const void*>(fn)));
+  if (bytes > static_cast<std::size_t>(at.maxDynamicSharedSizeBytes))
+    MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(fn),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(bytes)));
+}
+
 template <class T>
 void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool dependent,
                   const Room& room, const T* u, T* out, T src, T inv, double* slot,
@@ -444,12 +457,30 @@ void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool depe
   cfg.blockDim = dim3(static_cast<unsigned>(l.threads));
   cfg.dynamicSmemBytes = l.shared;
   cfg.stream = stream;
+  // The plan raised its kernels' limit, but a kernel instantiated in more than one file may
+  // reach the launch as another file's copy (H100: cuda-timetile's sweep marching down at N =
+  // 512 was refused at 49176 bytes): each launch makes sure of its own.
+  if (l.shared) allow_shared(fn, l.shared);
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
   if (dependent) cfg.attrs = &attr, cfg.numAttrs = 1;
-  MM_CUDA(cudaLaunchKernelEx(&cfg, fn, room_for(room, l), u, out, src, inv, l.chunk, l.wx, slot,
-                             partials, counter));
+  const cudaError_t e = cudaLaunchKernelEx(&cfg, fn, room_for(room, l), u, out, src, inv, l.chunk,
+                                           l.wx, slot, partials, counter);
+  if (e == cudaSuccess) return;
+  // The launch against what the kernel takes, in the message.
+  cudaGetLastError();
+  cudaFuncAttributes at{};
+  cudaFuncGetAttributes(&at, reinterpret_cast<const void*>(fn));
+  const std::string what =
+      "marching sweep launch: grid " + std::to_string(l.gx) + " x " + std::to_string(l.gy) + " x " +
+      std::to_string(l.gz) + ", " + std::to_string(l.threads) + " threads, " +
+      std::to_string(l.shared) + " dynamic shared bytes, ahead " + std::to_string(l.ahead) +
+      ", order " + std::to_string(l.order) + " (the kernel: at most " +
+      std::to_string(at.maxThreadsPerBlock) + " threads, " +
+      std::to_string(at.maxDynamicSharedSizeBytes) + " dynamic shared bytes, " +
+      std::to_string(at.sharedSizeBytes) + " static)";
+  ::mm::cuda::check(e, what.c_str(), __FILE__, __LINE__);
 }
 
 // cuda-norm's launch of ROOM (one row a thread) under tuning T: plan_march with the
@@ -471,16 +502,7 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
   };
   // Blocks of THREADS threads and SHARED bytes resident a multiprocessor for all of FNS.
   const auto resident = [](const std::vector<MarchFn<T>>& fns, int threads, std::size_t shared) {
-    // The kernels may take SHARED bytes: raised, never lowered, as the limit is the
-    // function's, shared by every runner planned (a larger room's ring stays allowed).
-    for (const MarchFn<T> f : fns) {
-      cudaFuncAttributes at{};
-      MM_CUDA(cudaFuncGetAttributes(&at, reinterpret_cast<const void*>(f)));
-      if (shared > static_cast<std::size_t>(at.maxDynamicSharedSizeBytes))
-        MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(f),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(shared)));
-    }
+    for (const MarchFn<T> f : fns) allow_shared(f, shared);  // the occupancy asks for SHARED
     int least = std::numeric_limits<int>::max();
     for (const MarchFn<T> f : fns) {
       int per_sm = 0;
