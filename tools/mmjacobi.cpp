@@ -311,7 +311,7 @@ int main(int argc, char** argv) {
         "cuda-norm, cuda-timetile, cuda-coalesced, cuda-naive) for --poisson*; --device auto\n"
         "picks the GPU's when one exists. GPU times are kernel time (events), transfers apart.\n"
         "Tuning of the CUDA marching sweeps: --tune warps=8|16|32, chunks=C,\n"
-        "ahead=off|regs|tma, stages=S (--tune help).\n"
+        "ahead=off|regs|tma, stages=S, order=up|alternate (--tune help).\n"
         "--time-tile K (3D, GPU): cuda-timetile, K sweeps a pass through memory (K <= 4 double,\n"
         "8 single), the grid bit for bit that of K plain sweeps; the change at the end of a pass,\n"
         "so --check-every must be a multiple of K (default: K); --tune norm=plain computes it by\n"

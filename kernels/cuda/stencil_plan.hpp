@@ -103,13 +103,14 @@ inline int tma_stages(int per_sm) {
 }
 
 // The 3D marching sweeps' direction along z (JacobiTuning::order) unless --tune order=O:
-// alternate on both GPUs, where marching down keeps the blocks resident (plan_march_rows). A sweep
-// that starts on the planes the last one wrote finds some of them in L2, which counts where the
-// grid is not much larger than L2. Double, every sweep, fraction of the copy at N = 256 / 384 / 512
-// / 768, up against alternate in the same call: H100 0.917 / 0.954 / 0.934 / 0.920 against 0.943 /
-// 0.969 / 0.944 / 0.926, single (tma) 0.843 / 0.933 / 0.925 / 0.885 against 0.878 / 0.948 / 0.933 /
-// 0.896; H200 0.884 / 0.930 / 0.845 / 0.837 against 0.897 / 0.931 / 0.844 / 0.833
-// (bench/results/jacobi_overlap_2026-11-25_*.md).
+// alternate on both GPUs, where marching down keeps the blocks resident (plan_march_rows). A
+// sweep that starts on the planes the last one wrote finds some of them in L2, which counts
+// where the grid is not much larger than L2. Every sweep checked, fraction of the copy at N =
+// 256 / 384 / 512 / 768, the code's choice against up in the same call (at 384, and at 768 on
+// the H200, in double, the choice is up): H100 double 0.946 / 0.955 / 0.946 / 0.906 against
+// 0.922 / 0.953 / 0.933 / 0.900, single 0.896 / 0.889 / 0.946 / 0.853 against 0.854 / 0.877 /
+// 0.938 / 0.855; H200 double 0.883 / 0.932 / 0.894 / 0.849 against 0.869 / 0.929 / 0.896 / 0.843
+// (bench/results/jacobi_overlap_2026-11-25_882de66.md).
 inline int march_order(const JacobiTuning& t) {
   return t.order ? t.order : 2;
 }
