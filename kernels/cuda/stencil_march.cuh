@@ -408,7 +408,12 @@ MarchFn<T> march_row_in(Ahead a) {
     case Ahead::regs:
       return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;
     case Ahead::tma:
-      if constexpr (V * sizeof(T) == 16) return &march3t_sweep<T, V, NORM, RANGE, DOWN>;
+      if constexpr (V * sizeof(T) == 16) {
+        if constexpr (sizeof(T) == 4)
+          return &march3t_lean_sweep<T, V, NORM, RANGE, DOWN>;
+        else
+          return &march3t_sweep<T, V, NORM, RANGE, DOWN>;
+      }
       return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;  // march_ahead never picks it
     default:
       return &march3v_sweep<T, V, 1, NORM, RANGE, false, DOWN>;

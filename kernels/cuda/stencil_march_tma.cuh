@@ -21,10 +21,11 @@ namespace mm::stencil {
 // is computed by update() from the same values in the same order as march3v_sweep's, and the
 // change summed alike: the grid and the change bit for bit.
 // Needs V sizeof(T) = 16 (rows of 16-byte multiples: n even in double, n % 4 = 0 in single).
-template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false>
-__global__ void __launch_bounds__(1024)
-    march3t_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
-                  std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
+// The kernels below are this body under two register bounds.
+template <class T, int V, bool NORM, bool RANGE, bool DOWN>
+__device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T* __restrict__ out,
+                                             T src, T inv, std::int64_t chunk, int wx, double* slot,
+                                             double* partials, unsigned* counter) {
   static_assert(V * sizeof(T) == 16);
   namespace s9 = cuda::sm90;
   using Vt = Vec<T, V>;
@@ -145,6 +146,24 @@ __global__ void __launch_bounds__(1024)
     reduce_change(change, slot, partials, counter,
                   blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
                   std::int64_t{gridDim.x} * gridDim.y * gridDim.z);
+}
+
+// Double: blocks of up to 1024 threads, ptxas free up to 64 registers.
+template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false>
+__global__ void __launch_bounds__(1024)
+    march3t_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
+                  std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
+  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, slot, partials, counter);
+}
+
+// Single: at most kTmaSingleRegisters a thread (stencil_plan.hpp), so that two blocks of 18
+// warps fit a multiprocessor.
+template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false>
+__global__ void __maxnreg__(kTmaSingleRegisters)
+    march3t_lean_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
+                       std::int64_t chunk, int wx, double* slot, double* partials,
+                       unsigned* counter) {
+  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, slot, partials, counter);
 }
 
 }  // namespace mm::stencil
