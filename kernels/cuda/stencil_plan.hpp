@@ -68,8 +68,9 @@ struct Launch {
 // / 0.83 (off 0.83 / 0.85 / 0.83 / 0.72) (bench/results/jacobi_tma_2026-11-25_a904a59.md). In
 // single it lost at one or two sizes of four on each until consecutive sweeps overlapped
 // (launch_march, no event between checked sweeps) and the order alternated: since, H100 tma
-// 0.90 / 0.89 / 0.95 / 0.86 against regs 0.84 / 0.91 / 0.87 / 0.84; H200 tma 0.81 / 0.81 / 0.88 /
-// 0.78 against off 0.77 / 0.83 / 0.85 / 0.80 in the same call
+// 0.90 / 0.89 / 0.95 / 0.86 against regs 0.84 / 0.91 / 0.87 / 0.84 (0.90 / 0.96 / 0.95 / 0.87
+// with single's kernel bounded at kTmaSingleRegisters); H200 tma 0.81 / 0.81 / 0.88 / 0.78
+// (unbounded) against off 0.77 / 0.83 / 0.85 / 0.80 in the same call
 // (bench/results/jacobi_overlap_2026-11-25_882de66.md). So tma wherever the rows are of 16-byte
 // vectors.
 enum class Ahead { off = 1, regs = 2, tma = 3 };
