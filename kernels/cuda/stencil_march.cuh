@@ -434,12 +434,6 @@ MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down = false) {
                   : march_row_as<T, 1, NORM, RANGE>(dim, a, down);
 }
 
-// Sweeps ROOM from U into OUT as FN with launch L on STREAM, its change into SLOT (null: none).
-// With DEPENDENT, the sweep is launched as a programmatic dependent of the kernel before it in
-// STREAM: its blocks may start (a tma sweep's set up their barriers) while that kernel's last
-// blocks finish, and wait for all of its memory before their first read (grid_dependency_wait).
-// Only where the stream's previous operation is a kernel (not a distributed slab's, whose
-// sweeps follow halo copies).
 // Lets FN take BYTES of dynamic shared memory: raised, never lowered, as the limit is the
 // function's, shared by every runner planned (a larger room's ring stays allowed).
 template <class T>
@@ -452,6 +446,12 @@ void allow_shared(MarchFn<T> fn, std::size_t bytes) {
                                  static_cast<int>(bytes)));
 }
 
+// Sweeps ROOM from U into OUT as FN with launch L on STREAM, its change into SLOT (null: none).
+// With DEPENDENT, the sweep is launched as a programmatic dependent of the kernel before it in
+// STREAM: its blocks may start (a tma sweep's set up their barriers) while that kernel's last
+// blocks finish, and wait for all of its memory before their first read (grid_dependency_wait).
+// Only where the stream's previous operation is a kernel (not a distributed slab's, whose
+// sweeps follow halo copies).
 template <class T>
 void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool dependent,
                   const Room& room, const T* u, T* out, T src, T inv, double* slot,

@@ -16,10 +16,9 @@ namespace mm::stencil {
 // yb - 1 .. yb + WY (those up to the wall row n - 1) of x [gx0, gx1): the block's points and
 // kTmaHaloBytes beyond each end (its end points' x neighbours; copies start on 128-byte lines
 // where the rows do), clipped to the grid. Thread 0 fills the chunk's plane j (in the march's
-// order, up or DOWN) into stage j % S once the block is done with the plane S
-// before it (one block barrier a step). Every point
-// is computed by update() from the same values in the same order as march3v_sweep's, and the
-// change summed alike: the grid and the change bit for bit.
+// order, up or DOWN) into stage j % S once the block is done with the plane S before it (one
+// block barrier a step). Every point is computed by update() from the same values in the same
+// order as march3v_sweep's, and the change summed alike: the grid and the change bit for bit.
 // Needs V sizeof(T) = 16 (rows of 16-byte multiples: n even in double, n % 4 = 0 in single).
 // The kernels below are this body under two register bounds.
 template <class T, int V, bool NORM, bool RANGE, bool DOWN>

@@ -82,6 +82,11 @@ inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec
   if (t.ahead) return t.ahead == 3 && !sixteen ? plain : static_cast<Ahead>(t.ahead);
   return sixteen ? Ahead::tma : plain;
 }
+// Registers a thread of the tma sweep in single precision at most: two blocks of 18 warps
+// (tma_warps at N = 384 and 768) resident a multiprocessor (65536 / 1152 = 56.9); unbounded,
+// ptxas took 58-60 and one block fitted. In double the sweep stays unbounded: a cap of 56 cost
+// 0.03-0.10 of the copy there (H100; bench/results/jacobi_overlap_2026-11-25_882de66.md).
+constexpr int kTmaSingleRegisters = 56;
 // Warps a block of the tma sweep (WX of them side by side along x) unless --tune warps=W. H100
 // (double, fraction of the copy at N = 256 / 384 / 512 / 768; WX 4 / 6 / 8 / 12): 3 stages, 8
 // warps 0.84 / 0.71 / 0.77 / 0.67, 16 0.89 / 0.85 / 0.94 / 0.68, 32 0.86 / 0.89 / 0.91 / 0.83;
@@ -90,11 +95,6 @@ inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec
 // fewer in a taller block. The H200 (3 stages) 8 warps 0.83 / 0.92 / 0.89 / 0.83, 16 0.79 / 0.90 /
 // 0.86 / 0.83, 32 0.75 / 0.79 / 0.82 / 0.74: there 8 (its richer memory wants the most blocks
 // resident, hence bytes in flight).
-// Registers a thread of the tma sweep in single precision at most: two blocks of 18 warps
-// (tma_warps at N = 384 and 768) resident a multiprocessor (65536 / 1152 = 56.9); unbounded,
-// ptxas took 58-60 and one block fitted. In double the sweep stays unbounded: a cap of 56 cost
-// 0.03-0.10 of the copy there (H100; bench/results/jacobi_overlap_2026-11-25_882de66.md).
-constexpr int kTmaSingleRegisters = 56;
 inline int tma_warps(int wx) {
   if (gpu_memory_rich()) return 8;
   const int rows = std::max(1, (16 + wx - 1) / wx);

@@ -2,6 +2,7 @@
 // (stencil_plan.hpp: host code, tested everywhere), and on a GPU the marching sweeps under
 // every tuning against the reference, reporting the values they used.
 #include <gtest/gtest.h>
+#include <iterator>
 
 #include "cuda/stencil_plan.hpp"
 #include "gpu.hpp"
@@ -18,29 +19,27 @@ constexpr auto usage_error = test::tuning_usage_error<JacobiTuning>;
 
 TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   const TuneKeys& k = JacobiTuning::keys();
-  ASSERT_EQ(k.keys.size(), 6u);
-  EXPECT_EQ(k.keys[0].name, "warps");
-  EXPECT_EQ(k.keys[0].allowed, "8|16|32");
-  EXPECT_EQ(k.keys[0].fallback,
-            "8; tma: the fewest whole rows of 16 or more, 8 where memory is rich (H200)");
-  EXPECT_EQ(k.keys[1].name, "chunks");
-  EXPECT_EQ(k.keys[1].allowed, "0..65535");
-  EXPECT_EQ(k.keys[1].fallback, "0: the wave-fill rule");
-  EXPECT_EQ(k.keys[2].name, "norm");
-  EXPECT_EQ(k.keys[2].allowed, "fused|plain");
-  EXPECT_EQ(k.keys[2].fallback, "fused");
-  EXPECT_EQ(k.keys[3].name, "ahead");
-  EXPECT_EQ(k.keys[3].allowed, "off|regs|tma");
-  EXPECT_EQ(k.keys[3].fallback,
-            "16-byte vectors (N even in double, a multiple of 4 in single): tma; else by device: "
-            "regs, off where memory is rich (H200)");
-  EXPECT_EQ(k.keys[4].name, "stages");
-  EXPECT_EQ(k.keys[4].allowed, "3..12");
-  EXPECT_EQ(k.keys[4].fallback, "3, 4 where one block fills a multiprocessor");
-  EXPECT_EQ(k.keys[5].name, "order");
-  EXPECT_EQ(k.keys[5].allowed, "up|alternate");
-  EXPECT_EQ(k.keys[5].fallback,
-            "alternate, up where the kernels marching down hold fewer blocks resident");
+  // Each key in order: its name, allowed values and default.
+  const struct {
+    const char *name, *allowed, *fallback;
+  } want[] = {
+      {"warps", "8|16|32",
+       "8; tma: the fewest whole rows of 16 or more, 8 where memory is rich (H200)"},
+      {"chunks", "0..65535", "0: the wave-fill rule"},
+      {"norm", "fused|plain", "fused"},
+      {"ahead", "off|regs|tma",
+       "16-byte vectors (N even in double, a multiple of 4 in single): tma; else by device: "
+       "regs, off where memory is rich (H200)"},
+      {"stages", "3..12", "3, 4 where one block fills a multiprocessor"},
+      {"order", "up|alternate",
+       "alternate, up where the kernels marching down hold fewer blocks resident"},
+  };
+  ASSERT_EQ(k.keys.size(), std::size(want));
+  for (std::size_t i = 0; i < std::size(want); ++i) {
+    EXPECT_EQ(k.keys[i].name, want[i].name) << i;
+    EXPECT_EQ(k.keys[i].allowed, want[i].allowed) << want[i].name;
+    EXPECT_EQ(k.keys[i].fallback, want[i].fallback) << want[i].name;
+  }
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
     EXPECT_FALSE(key.experimental) << key.name;
