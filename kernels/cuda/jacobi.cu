@@ -13,6 +13,7 @@
 #include "cuda/jacobi_kernels.cuh"
 #include "cuda/stencil_march.cuh"
 #include "cuda/stencil_plan.hpp"
+#include "cuda/stencil_rows.hpp"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
 
@@ -116,10 +117,8 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       launch_ = stencil::plan_march(p_.room, vec_, sizeof(T), rows_per_thread(),
                                     kernel_ == StencilCudaKernel::march_col, p_.tuning, sms,
                                     [this](int threads, std::size_t shared) {
-                                      int per_sm = 0;
-                                      MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                          &per_sm, march_fn<true>(), threads, shared));
-                                      return per_sm;
+                                      const MarchFn fn = march_fn<true>();
+                                      return stencil::resident_blocks<T>(&fn, 1, threads, shared);
                                     });
     } else if (kernel_ == StencilCudaKernel::naive) {
       launch_ = stencil::plan_naive(p_.room);

@@ -11,16 +11,15 @@
 #include "cuda/cuda_util.cuh"
 #include "cuda/jacobi_cuda.hpp"
 #include "cuda/jacobi_drive.cuh"
-#include "cuda/stencil_march.cuh"
 #include "cuda/stencil_plan.hpp"
+#include "cuda/stencil_rows.hpp"
 #include "mm/error.hpp"
 
 namespace mm {
 
 template <class T>
 struct StencilSlabCuda<T>::Impl {
-  using MarchFn = void (*)(stencil::Room, const T*, T*, T, T, std::int64_t, int, double*, double*,
-                           unsigned*);
+  using MarchFn = stencil::MarchFn<T>;
 
   Impl(const HeatedRoom& r, std::int64_t k0_, std::int64_t k1_, const JacobiTuning& t)
       : room(r),

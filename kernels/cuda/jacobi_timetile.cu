@@ -12,6 +12,7 @@
 #include "cuda/jacobi_timetile.hpp"
 #include "cuda/stencil_march.cuh"
 #include "cuda/stencil_plan.hpp"
+#include "cuda/stencil_rows.hpp"
 #include "cuda/stencil_timetile.cuh"
 #include "cuda/timetile_plan.hpp"
 #include "mm/error.hpp"

@@ -1,48 +1,17 @@
 // The vectorised marching heated-room sweeps (cuda-norm) and their one-kernel change
-// reduction, with the geometry and change helpers every stencil kernel of jacobi.cu uses.
+// reduction, with the change helpers every stencil kernel uses. Which of them a run takes, its
+// plan and its launch: stencil_rows.hpp (the room as the kernels take it: stencil_plan.hpp).
 #pragma once
 
-#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cuda/std/complex>
-#include <limits>
-#include <string>
-#include <vector>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/stencil_plan.hpp"
 #include "cuda/warp.cuh"
 
 namespace mm::stencil {
-
-// The heated room's geometry as plain data for the kernels. The marching sweeps with RANGE
-// update the planes (2D: rows) [k_lo, k_hi) of the slowest index of their buffers, without it
-// the whole grid's [1, N - 1) (a template flag, so that the whole grid's sweeps keep their
-// registers: 2D took 40 instead of 32 with the bounds read at run time). A distributed run's
-// slab (kernels/cuda/jacobi_slab.cu) is a buffer whose plane 0 is the grid's plane FIRST, so
-// there the slowest index and the radiator's range along it (rz, 2D: ry) are the grid's less
-// FIRST.
-struct Room {
-  std::int64_t n;
-  std::int64_t rx0, rx1, ry0, ry1, rz0, rz1;
-  std::int64_t k_lo, k_hi;
-  // ahead=tma (march3t_sweep): the stages a block's ring holds and the values of one.
-  int stages = 0;
-  std::int64_t stage_values = 0;
-};
-
-// The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
-// the range a RANGE sweep takes.
-inline Room room_of(const HeatedRoom& r) {
-  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0};
-}
-
-// ROOM as launch L's kernel takes it (its ring of stages, where L loads by TMA).
-inline Room room_for(Room room, const Launch& l) {
-  room.stages = l.stages;
-  room.stage_values = l.stage_values;
-  return room;
-}
 
 __device__ __forceinline__ bool within(std::int64_t v, std::int64_t lo, std::int64_t hi) {
   return v >= lo && v <= hi;
@@ -391,150 +360,3 @@ __global__ void __launch_bounds__(32 * BY)
 
 // The same sweep with its loads by the copy engine (ahead=tma): it shares the helpers above.
 #include "cuda/stencil_march_tma.cuh"
-
-namespace mm::stencil {
-
-// ---- host: which marching kernel, and its launch ------------------------------------------
-
-// A marching sweep: its arguments are the same for every V, RY, NORM and way of loading.
-template <class T>
-using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, double*, double*, unsigned*);
-
-// cuda-norm's sweep of one row a thread (2D: march2v) for vectors of VEC values, its loads
-// issued as A says (3D; JacobiTuning::ahead), marching down z where DOWN (3D, not RANGE).
-template <class T, int V, bool NORM, bool RANGE, bool DOWN>
-MarchFn<T> march_row_in(Ahead a) {
-  switch (a) {
-    case Ahead::regs:
-      return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;
-    case Ahead::tma:
-      if constexpr (V * sizeof(T) == 16) {
-        if constexpr (sizeof(T) == 4)
-          return &march3t_lean_sweep<T, V, NORM, RANGE, DOWN>;
-        else
-          return &march3t_sweep<T, V, NORM, RANGE, DOWN>;
-      }
-      return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;  // march_ahead never picks it
-    default:
-      return &march3v_sweep<T, V, 1, NORM, RANGE, false, DOWN>;
-  }
-}
-template <class T, int V, bool NORM, bool RANGE>
-MarchFn<T> march_row_as(int dim, Ahead a, bool down) {
-  if (dim == 2) return &march2v_sweep<T, V, kMarch2Warps, NORM, RANGE>;
-  if constexpr (!RANGE)
-    if (down) return march_row_in<T, V, NORM, RANGE, true>(a);
-  return march_row_in<T, V, NORM, RANGE, false>(a);
-}
-template <class T, bool NORM, bool RANGE = false>
-MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down = false) {
-  if constexpr (sizeof(T) == 4)
-    if (vec == 4) return march_row_as<T, 4, NORM, RANGE>(dim, a, down);
-  return vec == 2 ? march_row_as<T, 2, NORM, RANGE>(dim, a, down)
-                  : march_row_as<T, 1, NORM, RANGE>(dim, a, down);
-}
-
-// Lets FN take BYTES of dynamic shared memory: raised, never lowered, as the limit is the
-// function's, shared by every runner planned (a larger room's ring stays allowed).
-template <class T>
-void allow_shared(MarchFn<T> fn, std::size_t bytes) {
-  cudaFuncAttributes at{};
-  MM_CUDA(cudaFuncGetAttributes(&at, reinterpret_cast<const void*>(fn)));
-  if (bytes > static_cast<std::size_t>(at.maxDynamicSharedSizeBytes))
-    MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(fn),
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(bytes)));
-}
-
-// Sweeps ROOM from U into OUT as FN with launch L on STREAM, its change into SLOT (null: none).
-// With DEPENDENT, the sweep is launched as a programmatic dependent of the kernel before it in
-// STREAM: its blocks may start (a tma sweep's set up their barriers) while that kernel's last
-// blocks finish, and wait for all of its memory before their first read (grid_dependency_wait).
-// Only where the stream's previous operation is a kernel (not a distributed slab's, whose
-// sweeps follow halo copies).
-template <class T>
-void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool dependent,
-                  const Room& room, const T* u, T* out, T src, T inv, double* slot,
-                  double* partials, unsigned* counter) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim =
-      dim3(static_cast<unsigned>(l.gx), static_cast<unsigned>(l.gy), static_cast<unsigned>(l.gz));
-  cfg.blockDim = dim3(static_cast<unsigned>(l.threads));
-  cfg.dynamicSmemBytes = l.shared;
-  cfg.stream = stream;
-  // The plan raised its kernels' limit, but a kernel instantiated in more than one file may
-  // reach the launch as another file's copy (H100: cuda-timetile's sweep marching down at N =
-  // 512 was refused at 49176 bytes): each launch makes sure of its own.
-  if (l.shared) allow_shared(fn, l.shared);
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  if (dependent) cfg.attrs = &attr, cfg.numAttrs = 1;
-  const cudaError_t e = cudaLaunchKernelEx(&cfg, fn, room_for(room, l), u, out, src, inv, l.chunk,
-                                           l.wx, slot, partials, counter);
-  if (e == cudaSuccess) return;
-  // The launch against what the kernel takes, in the message.
-  cudaGetLastError();
-  cudaFuncAttributes at{};
-  cudaFuncGetAttributes(&at, reinterpret_cast<const void*>(fn));
-  const std::string what =
-      "marching sweep launch: grid " + std::to_string(l.gx) + " x " + std::to_string(l.gy) + " x " +
-      std::to_string(l.gz) + ", " + std::to_string(l.threads) + " threads, " +
-      std::to_string(l.shared) + " dynamic shared bytes, ahead " + std::to_string(l.ahead) +
-      ", order " + std::to_string(l.order) + " (the kernel: at most " +
-      std::to_string(at.maxThreadsPerBlock) + " threads, " +
-      std::to_string(at.maxDynamicSharedSizeBytes) + " dynamic shared bytes, " +
-      std::to_string(at.sharedSizeBytes) + " static)";
-  ::mm::cuda::check(e, what.c_str(), __FILE__, __LINE__);
-}
-
-// cuda-norm's launch of ROOM (one row a thread) under tuning T: plan_march with the
-// occupancy of the kernels the tuning picks (the least of those with and without the change,
-// marching up and down: a run launches them all, and a plan for more blocks than one of them
-// holds leaves a wave of a few blocks: H200, N = 256, 0.75 of the copy against 0.90), so
-// that cuda-norm, cuda-timetile's plain sweeps and (with RANGE) a distributed run's slabs that
-// plan through here launch the same grid of blocks and sum the change alike. PLANES as
-// plan_march's.
-template <class T, bool RANGE = false>
-Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuning,
-                       std::int64_t planes = -1) {
-  JacobiTuning t = tuning;
-  if (RANGE) t.order = 1;  // a slab's sweeps march up
-  const Ahead a = march_ahead(t, sizeof(T), vec);
-  const auto kernels = [&](bool down) {
-    return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down),
-                                   march_row_fn<T, false, RANGE>(room.dim, vec, a, down)};
-  };
-  // Blocks of THREADS threads and SHARED bytes resident a multiprocessor for all of FNS.
-  const auto resident = [](const std::vector<MarchFn<T>>& fns, int threads, std::size_t shared) {
-    for (const MarchFn<T> f : fns) allow_shared(f, shared);  // the occupancy asks for SHARED
-    int least = std::numeric_limits<int>::max();
-    for (const MarchFn<T> f : fns) {
-      int per_sm = 0;
-      MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, threads, shared));
-      least = std::min(least, per_sm);
-    }
-    return least;
-  };
-  const auto plan = [&](const std::vector<MarchFn<T>>& fns) {
-    return plan_march(
-        room, vec, sizeof(T), 1, false, t, cuda::multiprocessors(),
-        [&](int threads, std::size_t shared) { return resident(fns, threads, shared); }, planes);
-  };
-  std::vector<MarchFn<T>> up = kernels(false);
-  if (room.dim != 3 || march_order(t) != 2) return plan(up);
-  const std::vector<MarchFn<T>> down = kernels(true);
-  if (t.order == 2) {  // asked for: planned for both directions
-    up.insert(up.end(), down.begin(), down.end());
-    return plan(up);
-  }
-  // The code's choice: alternate where the kernels marching down (which may take more
-  // registers) keep as many blocks resident as those marching up, else up (H100, N = 384 in
-  // double, 18 warps: 58 registers down against 56 up, one block a multiprocessor against two;
-  // 0.90 of the copy alternating against 0.96 up).
-  Launch l = plan(up);
-  if (resident(down, l.threads, l.shared) < resident(up, l.threads, l.shared)) l.order = 1;
-  return l;
-}
-
-}  // namespace mm::stencil

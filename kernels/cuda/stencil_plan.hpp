@@ -51,6 +51,35 @@ struct Launch {
   std::int64_t blocks() const { return gx * gy * gz; }
 };
 
+// The heated room's geometry as plain data for the kernels. The marching sweeps with RANGE
+// update the planes (2D: rows) [k_lo, k_hi) of the slowest index of their buffers, without it
+// the whole grid's [1, N - 1) (a template flag, so that the whole grid's sweeps keep their
+// registers: 2D took 40 instead of 32 with the bounds read at run time). A distributed run's
+// slab (kernels/cuda/jacobi_slab.cu) is a buffer whose plane 0 is the grid's plane FIRST, so
+// there the slowest index and the radiator's range along it (rz, 2D: ry) are the grid's less
+// FIRST.
+struct Room {
+  std::int64_t n;
+  std::int64_t rx0, rx1, ry0, ry1, rz0, rz1;
+  std::int64_t k_lo, k_hi;
+  // ahead=tma (march3t_sweep): the stages a block's ring holds and the values of one.
+  int stages = 0;
+  std::int64_t stage_values = 0;
+};
+
+// The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
+// the range a RANGE sweep takes.
+inline Room room_of(const HeatedRoom& r) {
+  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0};
+}
+
+// ROOM as launch L's kernel takes it (its ring of stages, where L loads by TMA).
+inline Room room_for(Room room, const Launch& l) {
+  room.stages = l.stages;
+  room.stage_values = l.stage_values;
+  return room;
+}
+
 // How the 3D marching sweep of one row a thread issues its loads (JacobiTuning::ahead). The
 // code's choice differs by device. H100, double, the change every sweep, fraction of the copy
 // at N = 256 / 384 / 512 / 768: off 0.79 / 0.85 / 0.74 / 0.63, regs 0.85 / 0.87 / 0.86 / 0.81

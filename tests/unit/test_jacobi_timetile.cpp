@@ -208,6 +208,26 @@ TYPED_TEST(TimeTileTypes, LargerRoomsMatchCudaNorm) {
   }
 }
 
+// The plain sweeps of norm=plain where their ring of stages takes more than the 48 KB of
+// shared memory a kernel gets unless allowed more (N = 512 in double on the H100: 49176 bytes,
+// 16 warps): cuda-timetile launches the kernels cuda-norm's plan allowed (one copy of each,
+// kernels/cuda/stencil_rows.hpp; a launch from a second copy was refused). Marching up and down
+// (order alternate where the plan takes it): cuda-norm's grid and change bit for bit.
+TYPED_TEST(TimeTileTypes, PlainSweepsWithLargeRingsLaunch) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& tiled = stencil_impl<T>("cuda-timetile");
+  const auto& plain = stencil_impl<T>("cuda-norm");
+  const int k = 2;
+  const JacobiStop stop{4 * k, -1, k};
+  JacobiResult want_r, got_r;
+  const auto want = test::run_stencil(plain, 3, 512, stop, want_r);
+  const auto got = test::run_stencil(tiled, 3, 512, stop, got_r, JacobiTuning{0, 0, 2}, k);
+  EXPECT_TRUE(same_bits(got, want));
+  EXPECT_EQ(got_r.iterations, want_r.iterations);
+  EXPECT_EQ(got_r.norm, want_r.norm);
+}
+
 // The 2D room: cuda-norm's sweep (no time tiling), so cuda-norm's grid and change bit for bit.
 TYPED_TEST(TimeTileTypes, TwoDimensionsAreCudaNorms) {
   MM_REQUIRE_GPU();
