@@ -155,6 +155,32 @@ __device__ __forceinline__ void x_neighbours(const Vec<T, V>& row, const T* p, s
   x_neighbours<T, V>(row, x_end<T, V>(p, x0, n, loadable, lane), lane, left, right);
 }
 
+// One step of a row vector of the 3D marching sweeps: the V points of CENTER from their x
+// neighbours (LEFT and RIGHT beyond its ends), the rows beside along y (YL, YH) and along z
+// (BELOW, ABOVE: the plane marched from and the one marched to). Bits SHIFT + e of INTERIOR
+// and HEAT say which points are updated and which heated (on a HEAT_Z plane); the others keep
+// their value. NORM: the squared change of the updated points is added to CHANGE.
+template <class T, int V, bool NORM, bool DOWN>
+__device__ __forceinline__ Vec<T, V> step_row(const Vec<T, V>& center, T left, T right,
+                                              const Vec<T, V>& yl, const Vec<T, V>& yh,
+                                              const Vec<T, V>& below, const Vec<T, V>& above,
+                                              int shift, unsigned interior, unsigned heat,
+                                              bool heat_z, T src, T inv, double& change) {
+  Vec<T, V> res;
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    const unsigned bit = 1u << (shift + e);
+    const T l = e == 0 ? left : center.v[e > 0 ? e - 1 : 0];
+    const T rr = e == V - 1 ? right : center.v[e < V - 1 ? e + 1 : 0];
+    const T f = heat_z && (heat & bit) ? src : T(0);
+    const T v = update_z<DOWN>(l, rr, yl.v[e], yh.v[e], below.v[e], above.v[e], f, inv);
+    res.v[e] = interior & bit ? v : center.v[e];
+    if constexpr (NORM)
+      if (interior & bit) change += sq_change(v, center.v[e]);
+  }
+  return res;
+}
+
 // 3D. A block is WX x WY warps (runtime, at most 8): a warp spans 32 V points of x (walls
 // included: x tiles start at 0, so every vector access is aligned when V divides N), each
 // thread RY rows of y; WX warps side by side cover whole rows where they can, so that a block
@@ -274,18 +300,8 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
       x_neighbours<T, V>(center[q], ends[q], lane, left, right);
       const Vt& yl = q == 0 ? lo : center[q > 0 ? q - 1 : 0];
       const Vt& yh = q == RY - 1 ? hi : center[q < RY - 1 ? q + 1 : 0];
-      Vt res;
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        const unsigned bit = 1u << (q * V + e);
-        const T l = e == 0 ? left : center[q].v[e > 0 ? e - 1 : 0];
-        const T rr = e == V - 1 ? right : center[q].v[e < V - 1 ? e + 1 : 0];
-        const T f = heat_z && (heat & bit) ? src : T(0);
-        const T v = update_z<DOWN>(l, rr, yl.v[e], yh.v[e], below[q].v[e], above[q].v[e], f, inv);
-        res.v[e] = interior & bit ? v : center[q].v[e];
-        if constexpr (NORM)
-          if (interior & bit) change += sq_change(v, center[q].v[e]);
-      }
+      const Vt res = step_row<T, V, NORM, DOWN>(center[q], left, right, yl, yh, below[q], above[q],
+                                                q * V, interior, heat, heat_z, src, inv, change);
       if (in_x && y0 + q <= n - 2) store<T, V>(op + q * n, res);
     }
 #pragma unroll

@@ -120,19 +120,8 @@ __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T*
                yh = load<T, V>(c + len);
       const T left = x0 > 0 ? c[-1] : T(0), right = x0 + V < n ? c[V] : T(0);
       const bool heat_z = within(plane(i), r.rz0, r.rz1);
-      Vt res;
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        const unsigned bit = 1u << e;
-        const T l = e == 0 ? left : center.v[e > 0 ? e - 1 : 0];
-        const T rr = e == V - 1 ? right : center.v[e < V - 1 ? e + 1 : 0];
-        const T f = heat_z && (heat & bit) ? src : T(0);
-        const T v = update_z<DOWN>(l, rr, yl.v[e], yh.v[e], below.v[e], above.v[e], f, inv);
-        res.v[e] = interior & bit ? v : center.v[e];
-        if constexpr (NORM)
-          if (interior & bit) change += sq_change(v, center.v[e]);
-      }
-      store<T, V>(op, res);
+      store<T, V>(op, step_row<T, V, NORM, DOWN>(center, left, right, yl, yh, below, above, 0,
+                                                 interior, heat, heat_z, src, inv, change));
       below = center;
       center = above;
     }
