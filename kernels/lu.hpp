@@ -45,7 +45,7 @@ struct LuTuning {
   // Shared memory a cluster leaf's block may use, in bytes (0: the device's opt-in limit);
   // less forces narrower leaves and the grid leaf at small n.
   int leaf_smem = 0;
-  // Rows a cluster block aims at (0: 128) and takes at most (0: 256).
+  // Rows a cluster block aims at (0: 64) and takes at most (0: 256).
   int cluster_rows = 0;
   int cluster_max_rows = 0;
   // Leaves of at least this many rows hold them in registers (real types, where a cluster

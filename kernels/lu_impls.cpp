@@ -100,7 +100,7 @@ const TuneKeys& LuTuning::keys() {
        {"cluster_rows", "0.." + std::to_string(kMostRows),
         "rows a cluster leaf's block aims at: a leaf takes the fewest blocks (a power of two) "
         "that hold its rows at about this many each",
-        "0: 128"},
+        "0: 64"},
        {"cluster_max_rows", "0.." + std::to_string(kMostRows),
         "rows a cluster leaf's block takes at most; taller leaves run on the grid leaf, whose "
         "many blocks update faster than a cluster's 16",

@@ -222,7 +222,7 @@ if [[ $gpu ]]; then
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked -o LUd.mtx --pivots pd.mtx --timing t_lg.jsonl
   json_check t_lg.jsonl "set(r['tuning']) == $all and r['tuning']['nb'] == 64 and r['tuning']['leaf'] == 'cluster'
     and r['tuning']['cluster'] in (1, 2, 4, 8, 16) and r['tuning']['leaf_smem'] > 0
-    and r['tuning']['cluster_rows'] == 128 and r['tuning']['cluster_max_rows'] == 256
+    and r['tuning']['cluster_rows'] == 64 and r['tuning']['cluster_max_rows'] == 256
     and r['tuning']['reg_rows'] == 2049 and r['tuning']['exchange'] == 'push'
     and r['tuning']['graph'] == 'on' and 'profile' not in r" "the defaults record every LU key resolved"
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune leaf=grid -o LUg.mtx --pivots pg.mtx \
@@ -231,7 +231,7 @@ if [[ $gpu ]]; then
   expect_exit 0 mmcheck lu L.mtx LUg.mtx pg.mtx
   # The defaults given explicitly: the same factors.
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune nb=64 --tune leaf=cluster \
-    --tune reg_rows=2049 --tune graph=on --tune exchange=push -o LUe.mtx
+    --tune reg_rows=2049 --tune graph=on --tune exchange=push --tune cluster_rows=64 -o LUe.mtx
   same_files LUd.mtx LUe.mtx
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune leaf=grid --tune cluster=4 -q
   expect_stderr '^mmlu: warning: --tune cluster=4 not used by cuda-blocked$'

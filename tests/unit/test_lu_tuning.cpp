@@ -36,7 +36,7 @@ TEST(LuTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.key("leaf").fallback, "cluster");
   EXPECT_EQ(k.key("cluster").allowed, "1|2|4|8|16");
   EXPECT_EQ(k.key("leaf_smem").allowed, "0..1048576");
-  EXPECT_EQ(k.key("cluster_rows").fallback, "0: 128");
+  EXPECT_EQ(k.key("cluster_rows").fallback, "0: 64");
   EXPECT_EQ(k.key("cluster_max_rows").fallback, "0: 256");
   EXPECT_EQ(k.key("reg_rows").allowed, "auto|0..1048576");
   EXPECT_EQ(k.key("reg_rows").fallback, "auto: 2049");
@@ -203,7 +203,7 @@ TYPED_TEST(LuTuningGpu, DefaultsReportEveryKeyResolved) {
   EXPECT_TRUE(cluster == 1 || cluster == 2 || cluster == 4 || cluster == 8 || cluster == 16)
       << u.dump();
   EXPECT_GT(u.at("leaf_smem").get<int>(), 0);
-  EXPECT_EQ(u.at("cluster_rows"), 128);
+  EXPECT_EQ(u.at("cluster_rows"), 64);
   EXPECT_EQ(u.at("cluster_max_rows"), 256);
   EXPECT_EQ(u.at("reg_rows"), is_complex_v<T> ? 0 : 2049);
   EXPECT_EQ(u.at("exchange"), "push");
@@ -215,13 +215,13 @@ TEST(LuTuningGpu, GivenValuesAreReported) {
   MM_REQUIRE_GPU();
   nlohmann::json u =
       blocked<double>(300, parse({"nb=32", "reg_rows=0", "graph=off", "cluster=2",
-                                  "cluster_rows=64", "cluster_max_rows=512", "leaf_smem=40000"}))
+                                  "cluster_rows=128", "cluster_max_rows=512", "leaf_smem=40000"}))
           .tuning;
   EXPECT_EQ(u.at("nb"), 32);
   EXPECT_EQ(u.at("reg_rows"), 0);
   EXPECT_EQ(u.at("graph"), "off");
   EXPECT_LE(u.at("cluster").get<int>(), 2);
-  EXPECT_EQ(u.at("cluster_rows"), 64);
+  EXPECT_EQ(u.at("cluster_rows"), 128);
   EXPECT_EQ(u.at("cluster_max_rows"), 512);
   EXPECT_EQ(u.at("leaf_smem"), 40000);
   EXPECT_EQ(blocked<double>(4097, parse({"graph=on"})).tuning.at("graph"), "on");

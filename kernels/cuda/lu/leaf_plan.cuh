@@ -28,7 +28,12 @@ enum class LeafMode { cluster, grid };
 struct ClusterLeaf {
   int max_blocks = 0;
   std::size_t smem = 0;
-  int target_rows = 128;
+  // 64: leaves of up to 1024 rows on 16 blocks rather than 8 (a column's update takes ~0.6 us
+  // plus ~4 ns a row of a block). Against cuSOLVER's getrf, in one call each (double, n =
+  // 4096 / 8192 / 16384): H100 0.92 / 1.01 / 1.17 against 0.89 / 1.00 / 1.17 at 128; H200 0.90 /
+  // 1.01 / 1.17 against 0.87 / 0.99 / 1.17, and 1.04 either way at 32768
+  // (bench/results/issue16_fifth_pass_2026-11-25_6e43d85.md).
+  int target_rows = 64;
   int max_rows = 256;
   // How the blocks exchange each column's pivot candidates (LuTuning::exchange): pushed into
   // every block's shared memory by st.async and awaited on a local mbarrier ("push", the
