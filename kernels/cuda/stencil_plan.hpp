@@ -100,8 +100,9 @@ inline Room room_for(Room room, const Launch& l) {
 // 0.90 / 0.89 / 0.95 / 0.86 against regs 0.84 / 0.91 / 0.87 / 0.84 (0.90 / 0.96 / 0.95 / 0.87
 // with single's kernel bounded at kTmaSingleRegisters); H200 tma 0.81 / 0.81 / 0.88 / 0.78
 // (unbounded) against off 0.77 / 0.83 / 0.85 / 0.80 in the same call
-// (bench/results/jacobi_overlap_2026-11-25_882de66.md). So tma wherever the rows are of 16-byte
-// vectors.
+// (bench/results/jacobi_overlap_2026-11-25_882de66.md), bounded 0.82 / 0.91 / 0.89 / 0.81-0.84
+// (bench/results/issue16_fifth_pass_2026-11-25_6e43d85.md). So tma wherever the rows are of
+// 16-byte vectors.
 enum class Ahead { off = 1, regs = 2, tma = 3 };
 // The way of loading for values of VALUE_BYTES bytes in vectors of VEC: tma only where a
 // vector is 16 bytes (else the device's choice between off and regs).
@@ -113,7 +114,8 @@ inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec
 }
 // Registers a thread of the tma sweep in single precision at most: two blocks of 18 warps
 // (tma_warps at N = 384 and 768) resident a multiprocessor (65536 / 1152 = 56.9); unbounded,
-// ptxas took 58-60 and one block fitted. In double the sweep stays unbounded: a cap of 56 cost
+// ptxas took 58-60 and one block fitted (on the H200, 6 blocks of 6 warps at N = 384 against
+// 5: 0.91-0.92 of the copy against 0.81). In double the sweep stays unbounded: a cap of 56 cost
 // 0.03-0.10 of the copy there (H100; bench/results/jacobi_overlap_2026-11-25_882de66.md).
 constexpr int kTmaSingleRegisters = 56;
 // Warps a block of the tma sweep (WX of them side by side along x) unless --tune warps=W. H100
