@@ -71,7 +71,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     if (!slots_) upload();
     init(grid_[0], T(0));  // x_0, every run
     *p_.result = drive(
-        p_.stop, *slots_, [this](int src, int slot) { sweep(src, slot); }, result_);
+        p_.stop, *slots_,
+        [this](int src, std::int64_t iteration, int slot) { sweep(src, iteration, slot); },
+        result_);
   }
 
  private:
@@ -129,12 +131,12 @@ class StencilCudaRunner final : public cuda::CudaRunner {
                      static_cast<unsigned>(launch_.gz));
   }
 
-  void sweep(int src, int slot) {
+  // Iteration ITERATION (1-based) from buffer SRC.
+  void sweep(int src, std::int64_t iteration, int slot) {
     double* s = slot < 0 ? nullptr : slots_->slot(slot);
     if (marching()) {
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
-      // Iteration k reads buffer (k - 1) % 2: the even ones read buffer 1.
-      const bool down = stencil::march_down(launch_, src == 1 ? 2 : 1);
+      const bool down = stencil::march_down(launch_, iteration);
       const MarchFn fn = slot < 0 ? march_fn<false>(down) : march_fn<true>(down);
       stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src].get(),
                                grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv, s,
@@ -225,7 +227,7 @@ class JacobiCudaRunner final : public cuda::CudaRunner {
     if (!slots_) upload();
     if (rows_) MM_CUDA(cudaMemsetAsync(x_[0].get(), 0, x_[0].size() * sizeof(T)));  // x_0 = 0
     *p_.result = drive(
-        p_.stop, *slots_, [this](int src, int slot) { sweep(src, slot); }, result_);
+        p_.stop, *slots_, [this](int src, std::int64_t, int slot) { sweep(src, slot); }, result_);
   }
 
  private:

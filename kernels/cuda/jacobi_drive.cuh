@@ -175,14 +175,14 @@ JacobiResult drive_passes(const JacobiStop& stop, int k, ChangeSlots& slots, InP
   return res;
 }
 
-// Runs the iterations from x_0 in buffer 0 one sweep a pass: STEP(src, slot) launches
-// iteration k from buffer SRC (0 or 1) into the other one, its squared change into SLOT (-1:
-// not computed); drive_passes with K = 1, no pass in place.
+// Runs the iterations from x_0 in buffer 0 one sweep a pass: STEP(src, k, slot) launches
+// iteration K (1-based) from buffer SRC (0 or 1) into the other one, its squared change into
+// SLOT (-1: not computed); drive_passes with K = 1, no pass in place.
 template <class Step>
 JacobiResult drive(const JacobiStop& stop, ChangeSlots& slots, Step&& step, int& result_buf) {
   return drive_passes(
       stop, 1, slots, [](const Pass&) { return false; },
-      [&step](int src, const Pass&, int slot) { step(src, slot); }, result_buf);
+      [&step](int src, const Pass& p, int slot) { step(src, p.last, slot); }, result_buf);
 }
 
 }  // namespace mm::jacobi_host
