@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/stencil_march.cuh"
 #include "cuda/timetile_plan.hpp"
@@ -11,7 +12,6 @@
 namespace mm::timetile {
 
 using stencil::Room;
-using stencil::within;
 
 // 2.5D blocking. A block owns a tile of 64 x 8R points of (x, y), its halo of L points a side
 // included (timetile_plan.hpp), and marches along z through the planes [z0 - L, z1 + L) that
@@ -44,28 +44,36 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ __align__(16) unsigned char timetile_smem[];
   T* const sh = reinterpret_cast<T*>(timetile_smem);
 
+  // Indices within the room (Ix: 32 bits up to kMaxIndex32Levels) and the offsets of points within
+  // a plane.
+  using Ix = std::conditional_t<L <= kMaxIndex32Levels, int, std::int64_t>;
   const int tx = threadIdx.x % kTileX, ty = threadIdx.x / kTileX;
-  const std::int64_t n = r.n, nn = n * n;
-  const std::int64_t x = 1 + blockIdx.x * std::int64_t{kTileX - 2 * L} - L + tx;
-  const std::int64_t y0 = 1 + blockIdx.y * std::int64_t{H - 2 * L} - L + ty * R;
-  const std::int64_t z0 = 1 + blockIdx.z * chunk;
-  const std::int64_t z1 = z0 + chunk < n - 1 ? z0 + chunk : n - 1;
-  const std::int64_t first = z0 - L > 0 ? z0 - L : 0;  // the first plane read
-  const std::int64_t last = z1 - 1 + L;                // the last step
-  const std::int64_t last_read = last < n - 1 ? last : n - 1;
+  const Ix n = static_cast<Ix>(r.n);
+  const std::int64_t nn = r.n * r.n;
+  const Ix x = 1 + static_cast<Ix>(blockIdx.x) * Ix{kTileX - 2 * L} - L + tx;
+  const Ix y0 = 1 + static_cast<Ix>(blockIdx.y) * Ix{H - 2 * L} - L + ty * R;
+  const Ix z0 = 1 + static_cast<Ix>(blockIdx.z * chunk);
+  const Ix z1 = z0 + chunk < n - 1 ? z0 + static_cast<Ix>(chunk) : n - 1;
+  const Ix first = z0 - L > 0 ? z0 - L : 0;  // the first plane read
+  const Ix last = z1 - 1 + L;                // the last step
+  const Ix last_read = last < n - 1 ? last : n - 1;
+  // V in [LO, HI] (stencil::within in Ix).
+  const auto within = [](Ix v, std::int64_t lo, std::int64_t hi) {
+    return v >= static_cast<Ix>(lo) && v <= static_cast<Ix>(hi);
+  };
   // What depends on the thread's points only, as bit q of four masks.
   unsigned loadable = 0, interior = 0, heat = 0, written = 0;
   const bool out_x = tx >= L && tx < kTileX - L;
 #pragma unroll
   for (int q = 0; q < R; ++q) {
-    const std::int64_t j = y0 + q;
+    const Ix j = y0 + q;
     const int row = ty * R + q;
     if (x >= 0 && x < n && j >= 0 && j < n) loadable |= 1u << q;
     if (x >= 1 && x <= n - 2 && j >= 1 && j <= n - 2) interior |= 1u << q;
     if (within(x, r.rx0, r.rx1) && within(j, r.ry0, r.ry1)) heat |= 1u << q;
     if ((interior >> q & 1u) && out_x && row >= L && row < H - L) written |= 1u << q;
   }
-  const std::int64_t col = y0 * n + x;  // the thread's first point in a plane (may be < 0)
+  const Ix col = y0 * n + x;  // the thread's first point in a plane (may be < 0)
 
   T bl[L][R], ahead[R];
 #pragma unroll
@@ -79,7 +87,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   const int me = (ty * R + 1) * P + tx + 1;  // the thread's first point in a shared plane
   double change = 0;
-  for (std::int64_t s = first; s <= last; ++s) {
+  for (Ix s = first; s <= last; ++s) {
     const T* const cur = sh + (s & 1) * (L * PLANE) + me;  // the centre planes, levels 0..L-1
     T* const next = sh + (~s & 1) * (L * PLANE) + me;      // the next step's
     const bool more = s + 1 <= last_read;
@@ -101,7 +109,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       next[q * P] = v;
 #pragma unroll
       for (int t = 0; t < L; ++t) {  // level t + 1 from level t, plane z
-        const std::int64_t z = s - 1 - t;
+        const Ix z = s - 1 - t;
         const T* const c = cur + t * PLANE + q * P;
         const T c_hi = c[P];
         const T f = within(z, r.rz0, r.rz1) && (heat >> q & 1u) ? src : T(0);

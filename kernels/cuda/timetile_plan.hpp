@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 #include "jacobi.hpp"
 #include "mm/error.hpp"
@@ -43,6 +44,17 @@ constexpr std::size_t shared_bytes(std::size_t value_bytes, int levels, int rows
   return std::size_t{2} * static_cast<std::size_t>(levels) *
          static_cast<std::size_t>(kThreadsY * rows + 2) * (kTileX + 2) * value_bytes;
 }
+
+// The most levels at which the sweep indexes the room in 32 bits (int: rooms of up to
+// kMaxIndex32Side points a side, which plan() checks), else in 64. In 32 bits ptxas keeps
+// 10-20 registers fewer at one and two levels, and the H200 ran its default K = 2 in double
+// 1.05-1.09x as fast (N = 256..768: 1.01 / 1.21 / 1.29 / 1.28 of the copy bound, against
+// 0.95 / 1.11 / 1.18 / 1.22); at three and four levels its schedule lost 0.02-0.14 (K = 4 in
+// double 0.81 / 0.96 / 0.97 / 1.01 against 0.90 / 1.10 / 1.10 / 1.14), so those keep 64
+// (bench/results/issue16_sixth_pass_2026-11-25_8fc74d1.md).
+constexpr int kMaxIndex32Levels = 2;
+// The largest N whose plane offsets (y n + x, up to n^2 + n) fit an int.
+constexpr std::int64_t kMaxIndex32Side = 46340;
 
 struct TileLaunch {
   int levels = 1, rows = 8;
@@ -83,6 +95,10 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   if (room.dim != 3) throw std::logic_error("timetile::plan: the 3D room only");
   if (levels < 1 || levels > max_levels(value_bytes))
     throw std::logic_error("timetile::plan: levels out of range");
+  if (levels <= kMaxIndex32Levels && room.n > kMaxIndex32Side)
+    throw DeviceError("--poisson3d " + std::to_string(room.n) +
+                      ": the time-tiled sweep at 1 or 2 levels takes N up to " +
+                      std::to_string(kMaxIndex32Side));
   const std::int64_t m = room.n - 2;
   TileLaunch l;
   l.levels = levels;

@@ -4,6 +4,7 @@
 // awkward sizes.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "cuda/timetile_plan.hpp"
@@ -118,6 +119,15 @@ TEST(TimeTile, PlanCoversTheRoom) {
   EXPECT_EQ(l.gz, 1);
   EXPECT_THROW(timetile::plan(heated_room(3, 64), 8, 5, 0, 132), std::logic_error);
   EXPECT_THROW(timetile::plan(heated_room(2, 64), 8, 2, 0, 132), std::logic_error);
+  // At 1 and 2 levels the sweep indexes in 32 bits: N up to 46340 (its plane offsets, y N + x,
+  // fit an int); at 3 and more in 64.
+  const std::int64_t side = timetile::kMaxIndex32Side;
+  EXPECT_LE(side * side + side, std::int64_t{INT32_MAX});
+  EXPECT_GT((side + 1) * (side + 1), std::int64_t{INT32_MAX});
+  EXPECT_NO_THROW(timetile::plan(heated_room(3, side), 8, 2, 0, 132));
+  EXPECT_THROW(timetile::plan(heated_room(3, side + 1), 8, 2, 0, 132), DeviceError);
+  EXPECT_THROW(timetile::plan(heated_room(3, side + 1), 4, 1, 0, 132), DeviceError);
+  EXPECT_NO_THROW(timetile::plan(heated_room(3, side + 1), 8, 3, 0, 132));
 }
 
 // ---- on the GPU ------------------------------------------------------------------------------
