@@ -47,10 +47,11 @@ constexpr std::size_t shared_bytes(std::size_t value_bytes, int levels, int rows
 
 // The most levels at which the sweep indexes the room in 32 bits (int: rooms of up to
 // kMaxIndex32Side points a side, which plan() checks), else in 64. In 32 bits ptxas keeps
-// 10-20 registers fewer at one and two levels, and the H200 ran its default K = 2 in double
-// 1.05-1.09x as fast (N = 256..768: 1.01 / 1.21 / 1.29 / 1.28 of the copy bound, against
-// 0.95 / 1.11 / 1.18 / 1.22); at three and four levels its schedule lost 0.02-0.14 (K = 4 in
-// double 0.81 / 0.96 / 0.97 / 1.01 against 0.90 / 1.10 / 1.10 / 1.14), so those keep 64
+// 10-20 registers fewer at one and two levels, and K = 2 in double ran 1.06-1.10x as fast on
+// the H200 (its default; N = 256..768: 1.01 / 1.21 / 1.28 / 1.28 of the copy bound, against
+// 0.94 / 1.11 / 1.18 / 1.22) and 1.01-1.08x on the H100; at three and four levels the schedule
+// lost 0.02-0.14 in an experiment (H200, K = 4 in double 0.81 / 0.96 / 0.97 / 1.01 against
+// 0.90 / 1.10 / 1.10 / 1.14), so those keep 64-bit indices and their code
 // (bench/results/issue16_sixth_pass_2026-11-25_8fc74d1.md).
 constexpr int kMaxIndex32Levels = 2;
 // The largest N whose plane offsets (y n + x, up to n^2 + n) fit an int.
