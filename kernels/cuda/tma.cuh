@@ -1,5 +1,6 @@
 // Hopper (sm_90) copy-engine plumbing: mbarriers, TMA tile loads and bulk copies into shared
-// memory (the TF32 GEMM, wgmma.cuh; cuda-norm's sweep with ahead=tma, stencil_march_tma.cuh).
+// memory (the TF32 GEMM, wgmma.cuh; cuda-norm's sweep with ahead=tma, stencil_march_tma.cuh;
+// the LU leaves' cluster exchange, lu/cluster_ptx.cuh).
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,20 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, unsigned parity) {
         : "r"(bar), "r"(parity)
         : "memory");
   } while (!done);
+}
+
+// mbar_wait with its acquire at cluster scope: what other blocks of the cluster stored into
+// this block's shared memory against the barrier (st.async, the LU leaves' pushes) is visible
+// after it.
+__device__ __forceinline__ void mbar_wait_cluster(std::uint32_t bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
+        "%2;\n selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
 }
 
 // ---- TMA -------------------------------------------------------------------------------------

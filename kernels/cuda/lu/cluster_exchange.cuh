@@ -57,9 +57,9 @@ struct Pusher {
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     sender = warp < blocks && lane < W;
     const unsigned dst = static_cast<unsigned>(min(warp, blocks - 1));
-    cand = at_rank(smem_addr(cands + rank), dst);
-    rowj = at_rank(smem_addr(rowj_at), dst);
-    mbar = at_rank(smem_addr(mbar_at), dst);
+    cand = at_rank(smem_u32(cands + rank), dst);
+    rowj = at_rank(smem_u32(rowj_at), dst);
+    mbar = at_rank(smem_u32(mbar_at), dst);
   }
   // The candidate (MAG, IDX) with its row, VALUE(lane) each sending lane's, and where WITH_ROWJ
   // row j's ROWJ_VALUE(lane); the values are read by sending lanes only.

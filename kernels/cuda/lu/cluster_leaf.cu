@@ -254,7 +254,12 @@ __global__ void __launch_bounds__(kLeafThreads) push_leaf_kernel(ClusterArgs<D> 
   const int rank = static_cast<int>(cluster.block_rank());
   const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
   LeafClock<Timed> clk(rank == 0 && t == 0);
-  if (t == 0) mbar_init(smem_addr(mbar)), mbar_init(smem_addr(mbar + 1));
+  if (t == 0) {
+    sm90::mbar_init(smem_u32(mbar), 1);
+    sm90::mbar_init_fence();
+    sm90::mbar_init(smem_u32(mbar + 1), 1);
+    sm90::mbar_init_fence();
+  }
   const BlockRows<D, W> rows(p, s, rank, blocks);
   const int r0 = rows.r0, nr = rows.nr, oc = rows.outside_column();
   rows.load();
@@ -280,7 +285,7 @@ __global__ void __launch_bounds__(kLeafThreads) push_leaf_kernel(ClusterArgs<D> 
       }
       if (lane == j) red_mag[warp] = mag, red_idx[warp] = idx;
     }
-    if (t == 0) mbar_expect(smem_addr(mbar + par), bytes);
+    if (t == 0) sm90::mbar_arrive_expect_tx(smem_u32(mbar + par), bytes);
     __syncthreads();  // the slots, and every row's update of column j - 1
     clk.lap(kArgmax);
     mag = lane < kLeafWarps ? red_mag[lane] : 0.0;
@@ -295,7 +300,7 @@ __global__ void __launch_bounds__(kLeafThreads) push_leaf_kernel(ClusterArgs<D> 
     // rare wrong factorization in single precision). Before the wait, it overlaps the exchange.
     __syncthreads();
     clk.lap(kPush);
-    mbar_wait(smem_addr(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
+    sm90::mbar_wait_cluster(smem_u32(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
     clk.lap(kWait);
     const Cand* cp = cands + par * blocks;
     const int pr = received_pivot(cp, blocks);  // the pivot row, leaf-relative

@@ -1,13 +1,14 @@
 // Thread-block cluster plumbing in PTX (sm_90) for the LU leaves' push exchange: shared-memory
-// addresses across the cluster, st.async pushes that complete an mbarrier's transaction count
-// in the receiving block, and the mbarrier's own steps.
+// addresses across the cluster and st.async pushes that complete an mbarrier's transaction
+// count in the receiving block (the mbarriers' own steps: tma.cuh's sm90 ones, waited for with
+// mbar_wait_cluster).
 #pragma once
+
+#include "cuda/tma.cuh"
 
 namespace mm::cuda::lu::detail {
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using sm90::smem_u32;
 // The address of the same shared-memory location in block RANK of the cluster.
 __device__ __forceinline__ unsigned at_rank(unsigned addr, unsigned rank) {
   unsigned r;
@@ -43,24 +44,4 @@ __device__ __forceinline__ void push(unsigned addr, const V& v, unsigned mbar) {
         : "memory");
   }
 }
-__device__ __forceinline__ void mbar_init(unsigned mbar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mbar) : "memory");
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-// The one local arrival of a phase, with the bytes the phase waits for.
-__device__ __forceinline__ void mbar_expect(unsigned mbar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mbar), "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned mbar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
-        "%2;\n selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(mbar), "r"(parity)
-        : "memory");
-}
-
 }  // namespace mm::cuda::lu::detail

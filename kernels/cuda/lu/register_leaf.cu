@@ -78,7 +78,12 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
   const int rank = static_cast<int>(cluster.block_rank());
   const int r0 = rank * p.rows;
   const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
-  if (t == 0) mbar_init(smem_addr(mbar)), mbar_init(smem_addr(mbar + 1));
+  if (t == 0) {
+    sm90::mbar_init(smem_u32(mbar), 1);
+    sm90::mbar_init_fence();
+    sm90::mbar_init(smem_u32(mbar + 1), 1);
+    sm90::mbar_init_fence();
+  }
   const int oc = outside_column(p, t, rank, blocks);
 
   // Slot k's rows through the tile, the matrix read a row after another: thread t moves column
@@ -131,7 +136,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
 #pragma unroll
       for (int c = 0; c < W; ++c) stagej[par * W + c] = a[0][c];
     }
-    if (t == 0) mbar_expect(smem_addr(mbar + par), bytes);
+    if (t == 0) sm90::mbar_arrive_expect_tx(smem_u32(mbar + par), bytes);
     __syncthreads();  // the staged rows and the warps' slots
     double bm = lane < kLeafWarps ? red_mag[par * kLeafWarps + lane] : 0.0;
     int bi = lane < kLeafWarps ? red_idx[par * kLeafWarps + lane] : -1;
@@ -140,7 +145,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
     pusher.send(
         par, bm, bi, [&](int l) { return bi >= 0 ? stage[(par * kLeafWarps + wb) * W + l] : D{}; },
         rank == 0, [&](int l) { return stagej[par * W + l]; });
-    mbar_wait(smem_addr(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
+    sm90::mbar_wait_cluster(smem_u32(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
     const Cand* cp = cands + par * blocks;
     const int pr = received_pivot(cp, blocks);  // the pivot row, leaf-relative
     const D* prow = cp[pr / p.rows].row;
