@@ -152,102 +152,75 @@ class Pinned {
   std::size_t n_ = 0;
 };
 
-// A CUDA stream on the current device, destroyed with its owner. FLAGS as
-// cudaStreamCreateWithFlags takes them: cudaStreamDefault orders the stream with the legacy
-// default stream (stream 0), cudaStreamNonBlocking does not. With a Priority, the device's
-// least or greatest stream priority (cudaDeviceGetStreamPriorityRange).
-class Stream {
+// A handle of type H (a stream, an event, a library context) released by RELEASE with its
+// owner: movable, not copyable. The classes below create it.
+template <class H, auto Release>
+class Handle {
+ public:
+  ~Handle() {
+    if (h_) Release(h_);
+  }
+  Handle(Handle&& o) noexcept : h_(std::exchange(o.h_, H{})) {}
+  Handle& operator=(Handle&& o) noexcept {
+    std::swap(h_, o.h_);
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  H get() const { return h_; }
+
+ protected:
+  Handle() = default;
+  H h_{};
+};
+
+// A CUDA stream on the current device. FLAGS as cudaStreamCreateWithFlags takes them:
+// cudaStreamDefault orders the stream with the legacy default stream (stream 0),
+// cudaStreamNonBlocking does not. With a Priority, the device's least or greatest stream
+// priority (cudaDeviceGetStreamPriorityRange).
+class Stream : public Handle<cudaStream_t, cudaStreamDestroy> {
  public:
   enum class Priority { least, greatest };
-  Stream() { MM_CUDA(cudaStreamCreate(&s_)); }  // cudaStreamDefault
-  explicit Stream(unsigned flags) { MM_CUDA(cudaStreamCreateWithFlags(&s_, flags)); }
+  Stream() { MM_CUDA(cudaStreamCreate(&h_)); }  // cudaStreamDefault
+  explicit Stream(unsigned flags) { MM_CUDA(cudaStreamCreateWithFlags(&h_, flags)); }
   Stream(unsigned flags, Priority p) {
     int least = 0, greatest = 0;
     MM_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    MM_CUDA(cudaStreamCreateWithPriority(&s_, flags, p == Priority::greatest ? greatest : least));
+    MM_CUDA(cudaStreamCreateWithPriority(&h_, flags, p == Priority::greatest ? greatest : least));
   }
-  ~Stream() {
-    if (s_) cudaStreamDestroy(s_);
-  }
-  Stream(Stream&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }
-  Stream& operator=(Stream&& o) noexcept {
-    std::swap(s_, o.s_);
-    return *this;
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_{};
 };
 
-// A CUDA event, destroyed with its owner. FLAGS as cudaEventCreateWithFlags takes them: the
-// default times (elapsed() below); cudaEventDisableTiming only orders, at less cost.
-class Event {
+// A CUDA event. FLAGS as cudaEventCreateWithFlags takes them: the default times (elapsed()
+// below); cudaEventDisableTiming only orders, at less cost.
+class Event : public Handle<cudaEvent_t, cudaEventDestroy> {
  public:
-  Event() { MM_CUDA(cudaEventCreate(&e_)); }  // cudaEventDefault
-  explicit Event(unsigned flags) { MM_CUDA(cudaEventCreateWithFlags(&e_, flags)); }
-  ~Event() {
-    if (e_) cudaEventDestroy(e_);
-  }
-  Event(Event&& o) noexcept : e_(o.e_) { o.e_ = nullptr; }
-  Event& operator=(Event&& o) noexcept {
-    std::swap(e_, o.e_);
-    return *this;
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
+  Event() { MM_CUDA(cudaEventCreate(&h_)); }  // cudaEventDefault
+  explicit Event(unsigned flags) { MM_CUDA(cudaEventCreateWithFlags(&h_, flags)); }
   // Records the work enqueued on S so far (stream 0: the legacy default stream).
-  void record(cudaStream_t s = nullptr) { MM_CUDA(cudaEventRecord(e_, s)); }
+  void record(cudaStream_t s = nullptr) { MM_CUDA(cudaEventRecord(h_, s)); }
   // Work enqueued on AFTER from now on waits for the work enqueued on BEFORE so far.
   void order(cudaStream_t before, cudaStream_t after) {
     record(before);
-    MM_CUDA(cudaStreamWaitEvent(after, e_, 0));
+    MM_CUDA(cudaStreamWaitEvent(after, h_, 0));
   }
-
- private:
-  cudaEvent_t e_{};
 };
 
 // Seconds between two recorded events (waits for the second).
 double elapsed(const Event& start, const Event& stop);
 
-class Cublas {
+class Cublas : public Handle<cublasHandle_t, cublasDestroy> {
  public:
   Cublas() { MM_CUDA(cublasCreate(&h_)); }
-  ~Cublas() { cublasDestroy(h_); }
-  Cublas(const Cublas&) = delete;
-  Cublas& operator=(const Cublas&) = delete;
-  cublasHandle_t get() const { return h_; }
-
- private:
-  cublasHandle_t h_{};
 };
 
-class Cusparse {
+class Cusparse : public Handle<cusparseHandle_t, cusparseDestroy> {
  public:
   Cusparse() { MM_CUDA(cusparseCreate(&h_)); }
-  ~Cusparse() { cusparseDestroy(h_); }
-  Cusparse(const Cusparse&) = delete;
-  Cusparse& operator=(const Cusparse&) = delete;
-  cusparseHandle_t get() const { return h_; }
-
- private:
-  cusparseHandle_t h_{};
 };
 
-class CusolverDn {
+class CusolverDn : public Handle<cusolverDnHandle_t, cusolverDnDestroy> {
  public:
   CusolverDn() { MM_CUDA(cusolverDnCreate(&h_)); }
-  ~CusolverDn() { cusolverDnDestroy(h_); }
-  CusolverDn(const CusolverDn&) = delete;
-  CusolverDn& operator=(const CusolverDn&) = delete;
-  cusolverDnHandle_t get() const { return h_; }
-
- private:
-  cusolverDnHandle_t h_{};
 };
 
 // The first GPU's name, for timing records.
