@@ -17,13 +17,16 @@ __device__ __forceinline__ bool within(std::int64_t v, std::int64_t lo, std::int
   return v >= lo && v <= hi;
 }
 
-// |v - old|^2 in double, the difference taken in the value type as the reference does.
+// |v - old|^2 in double, the difference taken in the value type as the reference does: of V
+// rounded (never contracted with the arithmetic that made V into one FMA, which ptxas may do
+// in one kernel and not in another: the time-tiled sweep's fused change then moved off
+// cuda-norm's by 1e-8 relative in single).
 __device__ __forceinline__ double sq_change(float v, float old) {
-  const double d = v - old;
+  const double d = __fsub_rn(v, old);
   return d * d;
 }
 __device__ __forceinline__ double sq_change(double v, double old) {
-  const double d = v - old;
+  const double d = __dsub_rn(v, old);
   return d * d;
 }
 template <class R>

@@ -47,6 +47,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Indices within the room (Ix: 32 bits up to kMaxIndex32Levels) and the offsets of points within
   // a plane.
   using Ix = std::conditional_t<L <= kMaxIndex32Levels, int, std::int64_t>;
+  // The plane tests of a step as masks (MASKS): fewer integer instructions a point (ncu: the
+  // integer pipe the busiest), more registers. H200, fraction of the copy bound at N = 256..768
+  // in one call: single K = 4 0.90 / 1.09 / 1.00 / 1.13 against 0.77 / 0.94 / 0.85 / 0.98 (every
+  // K gained 0.10-0.15), double K = 4 0.95 / 1.15 / 1.16 / 1.21 against 0.91 / 1.10 / 1.11 / 1.14;
+  // double lost 0.04-0.12 at K = 1..3, which test at each point as before (the same code). Not
+  // yet measured on the H100 (bench/results/issue16_sixth_pass_2026-11-25_8fc74d1.md).
+  constexpr bool masks = sizeof(T) == 4 || L >= 4;
+  using Mask = std::conditional_t<L * R <= 32, unsigned, unsigned long long>;
   const int tx = threadIdx.x % kTileX, ty = threadIdx.x / kTileX;
   const Ix n = static_cast<Ix>(r.n);
   const std::int64_t nn = r.n * r.n;
@@ -94,6 +102,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     const T* p = u + ((s + 1) * nn + col);
     T* o = out + ((s - L) * nn + col);
     const bool write = s - L >= z0 && s - L < z1;
+    // Which points level t + 1 updates and heats on its plane (z = s - 1 - t) and which the
+    // step writes: with MASKS, bits of this step's masks (bit t R + q for the thread's row q),
+    // else tested at each point.
+    Mask upd = 0, hot = 0;
+    if constexpr (masks) {
+#pragma unroll
+      for (int t = 0; t < L; ++t) {
+        const Ix z = s - 1 - t;
+        if (z >= 1 && z <= n - 2) upd |= Mask{interior} << (t * R);
+        if (within(z, r.rz0, r.rz1)) hot |= Mask{heat} << (t * R);
+      }
+    }
+    const unsigned wr = write ? written : 0u;
     // The centre values of rows q-1, q, q+1 of each level, sliding along q.
     T c_lo[L], c_mid[L];
     __syncthreads();  // the centre planes of step s are complete (and step s-1's are read)
@@ -112,18 +133,25 @@ __global__ void __launch_bounds__(kThreads, 1)
         const Ix z = s - 1 - t;
         const T* const c = cur + t * PLANE + q * P;
         const T c_hi = c[P];
-        const T f = within(z, r.rz0, r.rz1) && (heat >> q & 1u) ? src : T(0);
+        const bool hot_tq =
+            masks ? (hot >> (t * R + q) & 1u) != 0 : within(z, r.rz0, r.rz1) && (heat >> q & 1u);
+        const T f = hot_tq ? src : T(0);
         const T w = stencil::update(c[-1], c[1], c_lo[t], c_hi, bl[t][q], v, f, inv);
-        const T res = z >= 1 && z <= n - 2 && (interior >> q & 1u) ? w : c_mid[t];
-        if constexpr (NORM)
+        const bool upd_tq =
+            masks ? (upd >> (t * R + q) & 1u) != 0 : z >= 1 && z <= n - 2 && (interior >> q & 1u);
+        const T res = upd_tq ? w : c_mid[t];
+        if constexpr (NORM && masks) {
+          if (t == L - 1 && (wr >> q & 1u)) change += stencil::sq_change(w, c_mid[t]);
+        } else if constexpr (NORM) {
           if (t == L - 1 && write && (written >> q & 1u)) change += stencil::sq_change(w, c_mid[t]);
+        }
         bl[t][q] = c_mid[t];
         c_lo[t] = c_mid[t];
         c_mid[t] = c_hi;
         if (t < L - 1) next[(t + 1) * PLANE + q * P] = res;
         v = res;
       }
-      if (write && (written >> q & 1u)) *o = v;
+      if (masks ? (wr >> q & 1u) != 0 : write && (written >> q & 1u)) *o = v;
     }
   }
   if constexpr (NORM)
