@@ -140,10 +140,11 @@ nlohmann::json JacobiTuning::to_json() const {
 // The code's choice of K for cuda-timetile, by precision and device. Double, effective
 // fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, in one call each
 // (a50ecb3: 32-bit indices at K <= 2): H100 K = 4 1.24 / 1.50 / 1.51 / 1.56, K = 2 1.28 /
-// 1.42 / 1.48 / 1.43; H200 K = 4 0.90 / 1.09 / 1.10 / 1.13, K = 2 1.01 / 1.21 / 1.28 / 1.28
-// (the passes are latency-bound: a GPU with richer memory gains less from more sweeps a pass;
-// bench/results/issue16_sixth_pass_2026-11-25_8fc74d1.md). Single: K = 4 the fastest on both
-// (H200 0.78 / 0.94 / 0.85 / 0.98; K = 2 0.60 / 0.72 / 0.78 / 0.81).
+// 1.42 / 1.48 / 1.43; H200 K = 4 0.90 / 1.09 / 1.10 / 1.13 (0.95 / 1.15 / 1.16 / 1.21 with
+// 878c44c's masks), K = 2 1.01 / 1.21 / 1.28 / 1.28 (the passes are latency-bound: a GPU with
+// richer memory gains less from more sweeps a pass; bench/results/
+// issue16_sixth_pass_2026-11-25_8fc74d1.md). Single: K = 4 the fastest on both (H200 with the
+// masks 0.90 / 1.09 / 1.00 / 1.13; K = 2 0.70 / 0.84 / 0.90 / 0.90).
 int stencil_time_tile_default(std::size_t value_bytes) {
   return value_bytes == 8 && gpu_memory_rich() ? 2 : 4;
 }
