@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cuda/std/complex>
+#include <type_traits>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/stencil_plan.hpp"
@@ -13,8 +14,11 @@
 
 namespace mm::stencil {
 
-__device__ __forceinline__ bool within(std::int64_t v, std::int64_t lo, std::int64_t hi) {
-  return v >= lo && v <= hi;
+// V in [LO, HI], compared in I (64 bits unless a caller that indexes in 32 names int).
+template <class I = std::int64_t>
+__device__ __forceinline__ bool within(std::type_identity_t<I> v, std::int64_t lo,
+                                       std::int64_t hi) {
+  return v >= static_cast<I>(lo) && v <= static_cast<I>(hi);
 }
 
 // |v - old|^2 in double, the difference taken in the value type as the reference does: of V

@@ -12,6 +12,7 @@
 namespace mm::timetile {
 
 using stencil::Room;
+using stencil::within;
 
 // 2.5D blocking. A block owns a tile of 64 x 8R points of (x, y), its halo of L points a side
 // included (timetile_plan.hpp), and marches along z through the planes [z0 - L, z1 + L) that
@@ -65,10 +66,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const Ix first = z0 - L > 0 ? z0 - L : 0;  // the first plane read
   const Ix last = z1 - 1 + L;                // the last step
   const Ix last_read = last < n - 1 ? last : n - 1;
-  // V in [LO, HI] (stencil::within in Ix).
-  const auto within = [](Ix v, std::int64_t lo, std::int64_t hi) {
-    return v >= static_cast<Ix>(lo) && v <= static_cast<Ix>(hi);
-  };
   // What depends on the thread's points only, as bit q of four masks.
   unsigned loadable = 0, interior = 0, heat = 0, written = 0;
   const bool out_x = tx >= L && tx < kTileX - L;
@@ -78,7 +75,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int row = ty * R + q;
     if (x >= 0 && x < n && j >= 0 && j < n) loadable |= 1u << q;
     if (x >= 1 && x <= n - 2 && j >= 1 && j <= n - 2) interior |= 1u << q;
-    if (within(x, r.rx0, r.rx1) && within(j, r.ry0, r.ry1)) heat |= 1u << q;
+    if (within<Ix>(x, r.rx0, r.rx1) && within<Ix>(j, r.ry0, r.ry1)) heat |= 1u << q;
     if ((interior >> q & 1u) && out_x && row >= L && row < H - L) written |= 1u << q;
   }
   const Ix col = y0 * n + x;  // the thread's first point in a plane (may be < 0)
@@ -111,7 +108,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int t = 0; t < L; ++t) {
         const Ix z = s - 1 - t;
         if (z >= 1 && z <= n - 2) upd |= Mask{interior} << (t * R);
-        if (within(z, r.rz0, r.rz1)) hot |= Mask{heat} << (t * R);
+        if (within<Ix>(z, r.rz0, r.rz1)) hot |= Mask{heat} << (t * R);
       }
     }
     const unsigned wr = write ? written : 0u;
@@ -133,8 +130,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const Ix z = s - 1 - t;
         const T* const c = cur + t * PLANE + q * P;
         const T c_hi = c[P];
-        const bool hot_tq =
-            masks ? (hot >> (t * R + q) & 1u) != 0 : within(z, r.rz0, r.rz1) && (heat >> q & 1u);
+        const bool hot_tq = masks ? (hot >> (t * R + q) & 1u) != 0
+                                  : within<Ix>(z, r.rz0, r.rz1) && (heat >> q & 1u);
         const T f = hot_tq ? src : T(0);
         const T w = stencil::update(c[-1], c[1], c_lo[t], c_hi, bl[t][q], v, f, inv);
         const bool upd_tq =
