@@ -138,13 +138,14 @@ nlohmann::json JacobiTuning::to_json() const {
 }
 
 // The code's choice of K for cuda-timetile, by precision and device. Double, effective
-// fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, in one call each
-// (a50ecb3: 32-bit indices at K <= 2): H100 K = 4 1.24 / 1.50 / 1.51 / 1.56, K = 2 1.28 /
-// 1.42 / 1.48 / 1.43; H200 K = 4 0.90 / 1.09 / 1.10 / 1.13 (0.95 / 1.15 / 1.16 / 1.21 with
-// 878c44c's masks), K = 2 1.01 / 1.21 / 1.28 / 1.28 (the passes are latency-bound: a GPU with
-// richer memory gains less from more sweeps a pass; bench/results/
-// issue16_sixth_pass_2026-11-25_8fc74d1.md). Single: K = 4 the fastest on both (H200 with the
-// masks 0.90 / 1.09 / 1.00 / 1.13; K = 2 0.70 / 0.84 / 0.90 / 0.90).
+// fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, in one call each:
+// H100 K = 4 1.33 / 1.58 / 1.60 / 1.66, K = 2 1.28 / 1.42 / 1.48 / 1.43; H200 K = 4 0.95 /
+// 1.15 / 1.16 / 1.21, K = 2 1.01 / 1.21 / 1.28 / 1.28 (the passes are latency-bound: a GPU
+// with richer memory gains less from more sweeps a pass). Single: K = 4 the fastest on both
+// (H100 1.24 / 1.49 / 1.38 / 1.54, K = 2 0.92 / 1.08 / 1.14 / 1.09; H200 0.90 / 1.09 / 1.00 /
+// 1.13, K = 2 0.70 / 0.84 / 0.90 / 0.90). Measured with 878c44c's masks and a50ecb3's 32-bit
+// indices at K <= 2: bench/results/issue16_sixth_pass_2026-11-25_8fc74d1.md,
+// issue16_seventh_pass_2026-11-25_36f51a4.md.
 int stencil_time_tile_default(std::size_t value_bytes) {
   return value_bytes == 8 && gpu_memory_rich() ? 2 : 4;
 }
@@ -211,10 +212,10 @@ const ImplList<StencilMake<T>>& stencil_impls() {
     l.push_back({"cuda-norm-col", Device::cuda,
                  "--poisson2d/3d: cuda-norm-ry2 on tiles of 64 doubles x 16 rows (a warp along x)",
                  cuda(StencilCudaKernel::march_col), ImplKind::experimental});
-    // Passes of K sweeps: at K = 4 (the default) 1.24 / 1.50 / 1.51 / 1.56 of the single-sweep
-    // copy bound in effective updates at N = 256 / 384 / 512 / 768 in double, where cuda-norm
-    // reached 0.79 / 0.84 / 0.73 / 0.59 (H100, bench/results/jacobi_timetile_gpu_h100_*.md;
-    // 0.85 / 0.87 / 0.86 / 0.81 with its loads one step ahead, jacobi_plain_h100_*.md).
+    // Passes of K sweeps: at K = 4 (the H100's default) 1.33 / 1.58 / 1.60 / 1.66 of the
+    // single-sweep copy bound in effective updates at N = 256 / 384 / 512 / 768 in double,
+    // where cuda-norm reaches 0.95 / 0.96 / 0.95 / 0.91 (H100, bench/results/
+    // issue16_seventh_pass_2026-11-25_36f51a4.md; stencil_time_tile_default for the H200).
     // Not the default: its change is computed every K sweeps only.
     l.push_back({"cuda-timetile", Device::cuda,
                  "--poisson3d: K sweeps a pass through memory (--time-tile K), 64 x 8R tiles "

@@ -52,8 +52,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   // integer pipe the busiest), more registers. H200, fraction of the copy bound at N = 256..768
   // in one call: single K = 4 0.90 / 1.09 / 1.00 / 1.13 against 0.77 / 0.94 / 0.85 / 0.98 (every
   // K gained 0.10-0.15), double K = 4 0.95 / 1.15 / 1.16 / 1.21 against 0.91 / 1.10 / 1.11 / 1.14;
-  // double lost 0.04-0.12 at K = 1..3, which test at each point as before (the same code). Not
-  // yet measured on the H100 (bench/results/issue16_sixth_pass_2026-11-25_8fc74d1.md).
+  // double lost 0.04-0.12 at K = 1..3, which test at each point as before (the same code).
+  // H100: single K = 4 1.24 / 1.49 / 1.38 / 1.54 against 1.08 / 1.31 / 1.19 / 1.38, double
+  // K = 4 1.33 / 1.58 / 1.60 / 1.66 against 1.24 / 1.50 / 1.51 / 1.55 (bench/results/
+  // issue16_sixth_pass_2026-11-25_8fc74d1.md, issue16_seventh_pass_2026-11-25_36f51a4.md).
   constexpr bool masks = sizeof(T) == 4 || L >= 4;
   using Mask = std::conditional_t<L * R <= 32, unsigned, unsigned long long>;
   const int tx = threadIdx.x % kTileX, ty = threadIdx.x / kTileX;
