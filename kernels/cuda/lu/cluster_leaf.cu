@@ -254,12 +254,7 @@ __global__ void __launch_bounds__(kLeafThreads) push_leaf_kernel(ClusterArgs<D> 
   const int rank = static_cast<int>(cluster.block_rank());
   const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
   LeafClock<Timed> clk(rank == 0 && t == 0);
-  if (t == 0) {
-    sm90::mbar_init(smem_u32(mbar), 1);
-    sm90::mbar_init_fence();
-    sm90::mbar_init(smem_u32(mbar + 1), 1);
-    sm90::mbar_init_fence();
-  }
+  if (t == 0) init_push_barriers(mbar);
   const BlockRows<D, W> rows(p, s, rank, blocks);
   const int r0 = rows.r0, nr = rows.nr, oc = rows.outside_column();
   rows.load();

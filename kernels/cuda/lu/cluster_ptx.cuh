@@ -9,6 +9,16 @@
 namespace mm::cuda::lu::detail {
 
 using sm90::smem_u32;
+// The push exchange's two mbarriers at MBAR (one a parity of the column), each with its one
+// local arrival (mbar_arrive_expect_tx), made visible to the cluster; by one thread, before the
+// cluster's first barrier.
+__device__ __forceinline__ void init_push_barriers(unsigned long long* mbar) {
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    sm90::mbar_init(smem_u32(mbar + i), 1);
+    sm90::mbar_init_fence();
+  }
+}
 // The address of the same shared-memory location in block RANK of the cluster.
 __device__ __forceinline__ unsigned at_rank(unsigned addr, unsigned rank) {
   unsigned r;

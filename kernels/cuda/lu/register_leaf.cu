@@ -78,12 +78,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
   const int rank = static_cast<int>(cluster.block_rank());
   const int r0 = rank * p.rows;
   const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
-  if (t == 0) {
-    sm90::mbar_init(smem_u32(mbar), 1);
-    sm90::mbar_init_fence();
-    sm90::mbar_init(smem_u32(mbar + 1), 1);
-    sm90::mbar_init_fence();
-  }
+  if (t == 0) init_push_barriers(mbar);
   const int oc = outside_column(p, t, rank, blocks);
 
   // Slot k's rows through the tile, the matrix read a row after another: thread t moves column
