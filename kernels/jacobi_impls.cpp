@@ -137,17 +137,17 @@ nlohmann::json JacobiTuning::to_json() const {
   return j;
 }
 
-// The code's choice of K for cuda-timetile, by precision and device. Double, effective
-// fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, in one call each:
-// H100 K = 4 1.33 / 1.58 / 1.60 / 1.66, K = 2 1.28 / 1.42 / 1.48 / 1.43; H200 K = 4 0.95 /
-// 1.15 / 1.16 / 1.21, K = 2 1.01 / 1.21 / 1.28 / 1.28 (the passes are latency-bound: a GPU
-// with richer memory gains less from more sweeps a pass). Single: K = 4 the fastest on both
-// (H100 1.24 / 1.49 / 1.38 / 1.54, K = 2 0.92 / 1.08 / 1.14 / 1.09; H200 0.90 / 1.09 / 1.00 /
-// 1.13, K = 2 0.70 / 0.84 / 0.90 / 0.90). Measured with 878c44c's masks and a50ecb3's 32-bit
-// indices at K <= 2: bench/results/issue16_sixth_pass_2026-11-25_8fc74d1.md,
-// issue16_seventh_pass_2026-11-25_36f51a4.md.
+// The code's choice of K for cuda-timetile, by precision: the same on both GPUs. Effective
+// fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, one call each GPU
+// (bench/results/issue16_eighth_pass_*.md). Double: K = 4 the fastest on both
+// (H100 1.54 / 1.90 / 1.91 / 1.99, K = 3 1.49 / 1.74 / 1.79 / 1.72, K = 2 1.29 / 1.44 / 1.50 /
+// 1.44; H200 1.09 / 1.34 / 1.35 / 1.40, K = 2 1.02 / 1.21 / 1.29 / 1.28: two points a thread
+// from K = 3 made K = 4 the H200's too). Single: K = 3 (H100 1.26 / 1.51 / 1.63 / 1.50, K = 4
+// 1.25 / 1.57 / 1.44 / 1.62; H200 0.93 / 1.12 / 1.22 / 1.13, K = 4 0.88 / 1.10 / 1.01 / 1.14).
+// The passes are bound by the multiprocessors' issue, not by memory: both GPUs reach the same
+// absolute rate (H100 1.91 x 2966 GB/s, H200 1.35 x 4199 at 512 in double).
 int stencil_time_tile_default(std::size_t value_bytes) {
-  return value_bytes == 8 && gpu_memory_rich() ? 2 : 4;
+  return value_bytes == 8 ? 4 : 3;
 }
 
 StencilPasses stencil_time_tile_passes(const JacobiStop& s, std::int64_t iterations, int k,
@@ -212,13 +212,13 @@ const ImplList<StencilMake<T>>& stencil_impls() {
     l.push_back({"cuda-norm-col", Device::cuda,
                  "--poisson2d/3d: cuda-norm-ry2 on tiles of 64 doubles x 16 rows (a warp along x)",
                  cuda(StencilCudaKernel::march_col), ImplKind::experimental});
-    // Passes of K sweeps: at K = 4 (the H100's default) 1.33 / 1.58 / 1.60 / 1.66 of the
-    // single-sweep copy bound in effective updates at N = 256 / 384 / 512 / 768 in double,
-    // where cuda-norm reaches 0.95 / 0.96 / 0.95 / 0.91 (H100, bench/results/
-    // issue16_seventh_pass_2026-11-25_36f51a4.md; stencil_time_tile_default for the H200).
+    // Passes of K sweeps: at K = 4 (the default in double) 1.54 / 1.90 / 1.91 / 1.99 of the
+    // single-sweep copy bound in effective updates at N = 256 / 384 / 512 / 768 on the H100,
+    // 1.09 / 1.34 / 1.35 / 1.40 on the H200, where cuda-norm reaches 0.95 / 0.96 / 0.95 / 0.91
+    // and 0.89-0.93 / 0.84 (bench/results/issue16_eighth_pass_*.md).
     // Not the default: its change is computed every K sweeps only.
     l.push_back({"cuda-timetile", Device::cuda,
-                 "--poisson3d: K sweeps a pass through memory (--time-tile K), 64 x 8R tiles "
+                 "--poisson3d: K sweeps a pass through memory (--time-tile K), 64 x 32-64 tiles "
                  "with a halo of K marching along z, the grid bit for bit cuda-norm's (2D: "
                  "cuda-norm's sweep)",
                  [](const StencilProblem<T>& p) { return make_stencil_timetile_cuda(p); }});

@@ -60,8 +60,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
     }
     if (p_.room.dim == 3)
       for (int l = 1; l <= k_; ++l) {  // a pass cut short by a check takes fewer levels
-        const std::size_t shared =
-            timetile::shared_bytes(sizeof(T), l, timetile::rows_per_thread(sizeof(T), l));
+        const std::size_t shared = timetile::shared_bytes(sizeof(T), l);
         int per_sm = 0;
         for (const bool norm : {false, true})
           MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(tile_fn(l, norm)),
@@ -152,20 +151,25 @@ class TimeTileRunner final : public cuda::CudaRunner {
                                           static_cast<stencil::Ahead>(plain_.ahead), down);
   }
 
-  // The time-tiled sweep of L levels (rows a thread as timetile_plan.hpp says).
+  // The time-tiled sweep of L levels (its shape as timetile_plan.hpp says; with two points a
+  // thread and N even, the pair one access in memory).
   template <int L = 1>
-  static TileFn tile_fn_from(int l, bool norm) {
+  TileFn tile_fn_from(int l, bool norm) const {
     if constexpr (L > kMaxLevels) {
       throw std::logic_error("cuda-timetile: no sweep of " + std::to_string(l) + " levels");
     } else {
-      constexpr int R = timetile::rows_per_thread(sizeof(T), L);
-      if (l == L)
-        return norm ? &timetile::timetile3_sweep<T, L, R, true>
-                    : &timetile::timetile3_sweep<T, L, R, false>;
-      return tile_fn_from<L + 1>(l, norm);
+      constexpr timetile::Shape s = timetile::shape(sizeof(T), L);
+      if (l != L) return tile_fn_from<L + 1>(l, norm);
+      if constexpr (s.points == 2) {
+        if (p_.room.n % 2 == 0)
+          return norm ? &timetile::timetile3_sweep<T, L, 2, s.rows, true, true>
+                      : &timetile::timetile3_sweep<T, L, 2, s.rows, false, true>;
+      }
+      return norm ? &timetile::timetile3_sweep<T, L, s.points, s.rows, true, false>
+                  : &timetile::timetile3_sweep<T, L, s.points, s.rows, false, false>;
     }
   }
-  static TileFn tile_fn(int l, bool norm) { return tile_fn_from(l, norm); }
+  TileFn tile_fn(int l, bool norm) const { return tile_fn_from(l, norm); }
 
   void init(cuda::Buffer<T>& g, T interior) {
     jacobi_kernels::fill_room(p_.room, g.get(), interior);

@@ -14,35 +14,72 @@
 
 namespace mm::timetile {
 
-// A block owns a tile of 64 x (8 R) points of (x, y), its halo included, one thread a column
-// of x and R rows of y (two warps along x, 8 threads along y: 512 threads), and marches along
-// z through one chunk of planes. L levels (sweeps) a pass: the points within L of the tile's
-// edge are the halo, recomputed by the neighbouring tiles, so a tile writes (64 - 2L) x
-// (8R - 2L) points of each plane. Wide tiles waste less: at L = 2 in double (R = 8) 60 x 60 of
-// 64 x 64 points are written (1.14 computed a written point).
+// A block of 512 threads owns a tile of 64 x H points of (x, y), its halo included, and marches
+// along z through one chunk of planes. A thread holds W consecutive points of x (W = 1 or 2) in
+// each of R rows of y: 64 / W threads along x, 512 W / 64 along y, H = 512 W R / 64 rows. L
+// levels (sweeps) a pass: the points within L of the tile's edge are the halo, recomputed by the
+// neighbouring tiles, so a tile writes (64 - 2L) x (H - 2L) points of each plane. Wide tiles
+// waste less: at L = 2 in double (W = 1, R = 8) 60 x 60 of 64 x 64 points are written (1.14
+// computed a written point).
 constexpr int kTileX = 64;
-constexpr int kThreadsY = 8;
-constexpr int kThreads = kTileX * kThreadsY;
+constexpr int kThreads = 512;
 constexpr std::int64_t kMaxGridYZ = 65535;
 
-// Levels a pass at most: each level keeps one plane of the thread's R points in registers
-// (L R values, twice the registers in double) and three centre values sliding along y, within
+// The shape's rules below serve both the host's plan and the kernel's constants.
+#ifdef __CUDACC__
+#define MM_TIMETILE_HD __host__ __device__
+#else
+#define MM_TIMETILE_HD
+#endif
+
+// Levels a pass at most: each level keeps one plane of the thread's W R points in registers
+// (L W R values, twice the registers in double) and three centre values sliding along y, within
 // the 128 registers a thread that one block of 512 threads a multiprocessor allows.
 constexpr int max_levels(std::size_t value_bytes) {
   return stencil_time_tile_max(value_bytes);
 }
-// Rows of y a thread holds at L levels: 8 where the registers allow (the squarest tile, the
-// least halo), fewer as the levels grow (ptxas: at most 128 registers, no spills).
-constexpr int rows_per_thread(std::size_t value_bytes, int levels) {
-  if (value_bytes == 4) return levels <= 4 ? 8 : levels <= 6 ? 6 : 5;
-  return levels <= 2 ? 8 : levels == 3 ? 5 : 4;
+
+// The points a thread holds at L levels. Two along x (W = 2) move a pair as one access in
+// shared memory (16 bytes in double), and in global memory where N is even (tiles then start on
+// even x: x_shift), halving the loads, stores and index arithmetic a point. Fraction of the
+// single-sweep copy bound at N = 256 / 384 / 512 / 768, W = 2 against W = 1 in one call
+// (bench/results/issue16_eighth_pass_*.md): double K = 4 H100 1.54 / 1.90 / 1.91 / 1.99
+// against 1.33 / 1.59 / 1.61 / 1.67, H200 1.09 / 1.34 / 1.35 / 1.40 against 0.96 / 1.16 / 1.17
+// / 1.22; K = 3 gained as much, single K = 2 and 3 0.07-0.18, K = 4 -0.02 to +0.08. At 2 levels in
+// double W = 2 (R = 4) spills and W = 1 (R = 8) ran 1.1-1.2x as fast; in single W = 2 won at K = 5
+// (H100 1.12-1.34 against 1.02-1.23) and lost at 6 and 8 (0.60-0.79 against 0.98-1.22 at 8: R = 2
+// leaves 16 of 32 rows written), so beyond 4 levels single keeps W = 1. R: 8 rows of W = 1 where
+// the registers allow (the squarest tile, the least halo), fewer as the levels grow (ptxas: at most
+// 128 registers; single at 5 to 8 levels spills 24-72 bytes); W = 2 takes half the rows for the
+// same tile.
+struct Shape {
+  int points = 1, rows = 8;  // W, R
+  MM_TIMETILE_HD constexpr int threads_x() const { return kTileX / points; }
+  MM_TIMETILE_HD constexpr int threads_y() const { return kThreads / threads_x(); }
+  MM_TIMETILE_HD constexpr int tile_y() const { return threads_y() * rows; }
+  // A shared row: the tile's 64 points and W border points a side (a pair stays aligned).
+  MM_TIMETILE_HD constexpr int shared_row() const { return kTileX + 2 * points; }
+};
+constexpr Shape shape(std::size_t value_bytes, int levels) {
+  if (value_bytes == 4) {
+    if (levels >= 2 && levels <= 4) return {2, 4};
+    return {1, levels == 1 ? 8 : levels <= 6 ? 6 : 5};
+  }
+  return levels <= 2 ? Shape{1, 8} : Shape{2, 2};
 }
-// Dynamic shared memory of a block: each level's centre plane of the tile, with a one-point
-// border (rows of 66, 8R + 2 rows) so that the halo's outer points read no neighbour outside
-// the array, twice (the planes of two steps alternate: one barrier a step).
-constexpr std::size_t shared_bytes(std::size_t value_bytes, int levels, int rows) {
+// Tiles of W = 2 start one point further left at even levels, so that every tile starts on even
+// x (the first written point is x = 1, L points into the tile).
+MM_TIMETILE_HD constexpr int x_shift(int points, int levels) {
+  return points == 2 && levels % 2 == 0 ? 1 : 0;
+}
+// Dynamic shared memory of a block: each level's centre plane of the tile, with a border (rows
+// of 64 + 2W, H + 2 rows) so that the halo's outer points read no neighbour outside the array,
+// twice (the planes of two steps alternate: one barrier a step).
+constexpr std::size_t shared_bytes(std::size_t value_bytes, int levels) {
+  const Shape s = shape(value_bytes, levels);
   return std::size_t{2} * static_cast<std::size_t>(levels) *
-         static_cast<std::size_t>(kThreadsY * rows + 2) * (kTileX + 2) * value_bytes;
+         static_cast<std::size_t>(s.tile_y() + 2) * static_cast<std::size_t>(s.shared_row()) *
+         value_bytes;
 }
 
 // The most levels at which the sweep indexes the room in 32 bits (int: rooms of up to
@@ -58,7 +95,7 @@ constexpr int kMaxIndex32Levels = 2;
 constexpr std::int64_t kMaxIndex32Side = 46340;
 
 struct TileLaunch {
-  int levels = 1, rows = 8;
+  int levels = 1, points = 1, rows = 8;
   std::int64_t out_x = 0, out_y = 0;    // points a tile writes along x and y
   std::int64_t gx = 1, gy = 1, gz = 1;  // tiles along x, along y; chunks of planes
   std::int64_t chunk = 1;               // planes a chunk (the last may hold fewer)
@@ -66,7 +103,8 @@ struct TileLaunch {
   std::int64_t blocks() const { return gx * gy * gz; }
   // Points a block reads from u a plane for each it writes (the halo's share, through L2).
   double read_per_written() const {
-    return static_cast<double>(kTileX * kThreadsY * rows) / static_cast<double>(out_x * out_y);
+    return static_cast<double>(kTileX * Shape{points, rows}.tile_y()) /
+           static_cast<double>(out_x * out_y);
   }
 };
 
@@ -103,16 +141,18 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   const std::int64_t m = room.n - 2;
   TileLaunch l;
   l.levels = levels;
-  l.rows = rows_per_thread(value_bytes, levels);
+  const Shape s = shape(value_bytes, levels);
+  l.points = s.points;
+  l.rows = s.rows;
   l.out_x = kTileX - 2 * levels;
-  l.out_y = kThreadsY * l.rows - 2 * levels;
-  l.gx = (m + l.out_x - 1) / l.out_x;
+  l.out_y = s.tile_y() - 2 * levels;
+  l.gx = (m + x_shift(s.points, levels) + l.out_x - 1) / l.out_x;
   l.gy = (m + l.out_y - 1) / l.out_y;
   if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
   const std::int64_t c = chunks(l.gx * l.gy, resident, m, levels, requested);
   l.chunk = (m + c - 1) / c;
   l.gz = (m + l.chunk - 1) / l.chunk;  // no empty chunk at the end
-  l.shared = shared_bytes(value_bytes, levels, l.rows);
+  l.shared = shared_bytes(value_bytes, levels);
   return l;
 }
 
