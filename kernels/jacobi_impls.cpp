@@ -139,13 +139,13 @@ nlohmann::json JacobiTuning::to_json() const {
 
 // The code's choice of K for cuda-timetile, by precision: the same on both GPUs. Effective
 // fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, one call each GPU
-// (bench/results/issue16_eighth_pass_*.md). Double: K = 4 the fastest on both
-// (H100 1.54 / 1.90 / 1.91 / 1.99, K = 3 1.49 / 1.74 / 1.79 / 1.72, K = 2 1.29 / 1.44 / 1.50 /
-// 1.44; H200 1.09 / 1.34 / 1.35 / 1.40, K = 2 1.02 / 1.21 / 1.29 / 1.28: two points a thread
-// from K = 3 made K = 4 the H200's too). Single: K = 3 (H100 1.26 / 1.51 / 1.63 / 1.50, K = 4
-// 1.25 / 1.57 / 1.44 / 1.62; H200 0.93 / 1.12 / 1.22 / 1.13, K = 4 0.88 / 1.10 / 1.01 / 1.14).
-// The passes are bound by the multiprocessors' issue, not by memory: both GPUs reach the same
-// absolute rate (H100 1.91 x 2966 GB/s, H200 1.35 x 4199 at 512 in double).
+// (bench/results/issue16_eighth_pass_*.md). Double: K = 4 the fastest on both (H100 1.54 /
+// 1.93 / 2.16 / 2.06, K = 3 1.49 / 1.74 / 1.79 / 1.72, K = 2 1.29 / 1.44 / 1.50 / 1.44; H200
+// 1.09 / 1.36 / 1.52 / 1.46, K = 2 1.02 / 1.21 / 1.29 / 1.28: two points a thread from K = 3
+// made K = 4 the H200's too). Single: K = 3 (H100 1.26 / 1.51 / 1.63 / 1.50, K = 4 1.25 / 1.57
+// / 1.44 / 1.62; H200 0.93 / 1.12 / 1.22 / 1.13, K = 4 0.88 / 1.10 / 1.01 / 1.14). The passes
+// are bound by the multiprocessors, not by memory: both GPUs reach about the same absolute rate
+// (at 512 in double, before the taller tiles: H100 1.91 x 2956 GB/s, H200 1.35 x 4224).
 int stencil_time_tile_default(std::size_t value_bytes) {
   return value_bytes == 8 ? 4 : 3;
 }
@@ -212,9 +212,9 @@ const ImplList<StencilMake<T>>& stencil_impls() {
     l.push_back({"cuda-norm-col", Device::cuda,
                  "--poisson2d/3d: cuda-norm-ry2 on tiles of 64 doubles x 16 rows (a warp along x)",
                  cuda(StencilCudaKernel::march_col), ImplKind::experimental});
-    // Passes of K sweeps: at K = 4 (the default in double) 1.54 / 1.90 / 1.91 / 1.99 of the
+    // Passes of K sweeps: at K = 4 (the default in double) 1.54 / 1.93 / 2.16 / 2.06 of the
     // single-sweep copy bound in effective updates at N = 256 / 384 / 512 / 768 on the H100,
-    // 1.09 / 1.34 / 1.35 / 1.40 on the H200, where cuda-norm reaches 0.95 / 0.96 / 0.95 / 0.91
+    // 1.09 / 1.36 / 1.52 / 1.46 on the H200, where cuda-norm reaches 0.95 / 0.96 / 0.95 / 0.91
     // and 0.89-0.93 / 0.84 (bench/results/issue16_eighth_pass_*.md).
     // Not the default: its change is computed every K sweeps only.
     l.push_back({"cuda-timetile", Device::cuda,

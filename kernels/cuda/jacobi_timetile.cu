@@ -60,7 +60,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
     }
     if (p_.room.dim == 3)
       for (int l = 1; l <= k_; ++l) {  // a pass cut short by a check takes fewer levels
-        const std::size_t shared = timetile::shared_bytes(sizeof(T), l);
+        const std::size_t shared = timetile::shared_bytes(sizeof(T), l, p_.room.n % 2 == 0);
         int per_sm = 0;
         for (const bool norm : {false, true})
           MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(tile_fn(l, norm)),
@@ -158,12 +158,13 @@ class TimeTileRunner final : public cuda::CudaRunner {
     if constexpr (L > kMaxLevels) {
       throw std::logic_error("cuda-timetile: no sweep of " + std::to_string(l) + " levels");
     } else {
-      constexpr timetile::Shape s = timetile::shape(sizeof(T), L);
       if (l != L) return tile_fn_from<L + 1>(l, norm);
-      if constexpr (s.points == 2) {
+      constexpr timetile::Shape s = timetile::shape(sizeof(T), L, false);
+      constexpr timetile::Shape e = timetile::shape(sizeof(T), L, true);
+      if constexpr (e.points == 2) {
         if (p_.room.n % 2 == 0)
-          return norm ? &timetile::timetile3_sweep<T, L, 2, s.rows, true, true>
-                      : &timetile::timetile3_sweep<T, L, 2, s.rows, false, true>;
+          return norm ? &timetile::timetile3_sweep<T, L, 2, e.rows, true, true>
+                      : &timetile::timetile3_sweep<T, L, 2, e.rows, false, true>;
       }
       return norm ? &timetile::timetile3_sweep<T, L, s.points, s.rows, true, false>
                   : &timetile::timetile3_sweep<T, L, s.points, s.rows, false, false>;

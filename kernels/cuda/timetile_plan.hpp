@@ -51,7 +51,11 @@ constexpr int max_levels(std::size_t value_bytes) {
 // leaves 16 of 32 rows written), so beyond 4 levels single keeps W = 1. R: 8 rows of W = 1 where
 // the registers allow (the squarest tile, the least halo), fewer as the levels grow (ptxas: at most
 // 128 registers; single at 5 to 8 levels spills 24-72 bytes); W = 2 takes half the rows for the
-// same tile.
+// same tile. With N even (EVEN: the pairs one access in memory too) double at 4 levels takes
+// R = 3, 64 x 48 tiles (of 64 x 32: less halo; 213 KB of shared memory, ptxas spills 8 bytes):
+// H100 1.54 / 1.93 / 2.16 / 2.06 against 1.52 / 1.88 / 1.89 / 1.96, H200 1.09 / 1.36 / 1.52 /
+// 1.46 against 1.08 / 1.34 / 1.35 / 1.40; with N odd (52 bytes spilled) it lost, H200 at N =
+// 255..767 0.77 / 0.96 / 1.07 / 1.02 against 1.00 / 1.20 / 1.22 / 1.26.
 struct Shape {
   int points = 1, rows = 8;  // W, R
   MM_TIMETILE_HD constexpr int threads_x() const { return kTileX / points; }
@@ -60,12 +64,13 @@ struct Shape {
   // A shared row: the tile's 64 points and W border points a side (a pair stays aligned).
   MM_TIMETILE_HD constexpr int shared_row() const { return kTileX + 2 * points; }
 };
-constexpr Shape shape(std::size_t value_bytes, int levels) {
+constexpr Shape shape(std::size_t value_bytes, int levels, bool even) {
   if (value_bytes == 4) {
     if (levels >= 2 && levels <= 4) return {2, 4};
     return {1, levels == 1 ? 8 : levels <= 6 ? 6 : 5};
   }
-  return levels <= 2 ? Shape{1, 8} : Shape{2, 2};
+  if (levels <= 2) return {1, 8};
+  return {2, levels == 4 && even ? 3 : 2};
 }
 // Tiles of W = 2 start one point further left at even levels, so that every tile starts on even
 // x (the first written point is x = 1, L points into the tile).
@@ -75,8 +80,8 @@ MM_TIMETILE_HD constexpr int x_shift(int points, int levels) {
 // Dynamic shared memory of a block: each level's centre plane of the tile, with a border (rows
 // of 64 + 2W, H + 2 rows) so that the halo's outer points read no neighbour outside the array,
 // twice (the planes of two steps alternate: one barrier a step).
-constexpr std::size_t shared_bytes(std::size_t value_bytes, int levels) {
-  const Shape s = shape(value_bytes, levels);
+constexpr std::size_t shared_bytes(std::size_t value_bytes, int levels, bool even) {
+  const Shape s = shape(value_bytes, levels, even);
   return std::size_t{2} * static_cast<std::size_t>(levels) *
          static_cast<std::size_t>(s.tile_y() + 2) * static_cast<std::size_t>(s.shared_row()) *
          value_bytes;
@@ -141,7 +146,8 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   const std::int64_t m = room.n - 2;
   TileLaunch l;
   l.levels = levels;
-  const Shape s = shape(value_bytes, levels);
+  const bool even = room.n % 2 == 0;
+  const Shape s = shape(value_bytes, levels, even);
   l.points = s.points;
   l.rows = s.rows;
   l.out_x = kTileX - 2 * levels;
@@ -152,7 +158,7 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   const std::int64_t c = chunks(l.gx * l.gy, resident, m, levels, requested);
   l.chunk = (m + c - 1) / c;
   l.gz = (m + l.chunk - 1) / l.chunk;  // no empty chunk at the end
-  l.shared = shared_bytes(value_bytes, levels);
+  l.shared = shared_bytes(value_bytes, levels, even);
   return l;
 }
 

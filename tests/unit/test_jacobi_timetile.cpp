@@ -68,36 +68,44 @@ TEST(TimeTile, LevelsAndRowsFitTheRegistersAndSharedMemory) {
   EXPECT_GE(stencil_time_tile_default(4), 1);
   EXPECT_LE(stencil_time_tile_default(4), 8);
   for (const std::size_t bytes : {std::size_t{4}, std::size_t{8}})
-    for (int l = 1; l <= timetile::max_levels(bytes); ++l) {
-      const timetile::Shape s = timetile::shape(bytes, l);
-      EXPECT_TRUE(s.points == 1 || s.points == 2) << bytes << " " << l;
-      // 4 to 8 points a thread, 512 threads a block of 64 x H points.
-      EXPECT_GE(s.points * s.rows, 4) << bytes << " " << l;
-      EXPECT_LE(s.points * s.rows, 8) << bytes << " " << l;
-      EXPECT_EQ(s.threads_x() * s.threads_y(), timetile::kThreads) << bytes << " " << l;
-      EXPECT_EQ(s.tile_y(), timetile::kThreads / timetile::kTileX * s.points * s.rows);
-      // The tile writes at least 16 of its rows.
-      EXPECT_GE(s.tile_y() - 2 * l, 16) << bytes << " " << l;
-      // An H100's or H200's 227 KB of shared memory a block, with room for the reduction's.
-      EXPECT_LE(timetile::shared_bytes(bytes, l), std::size_t{200} * 1024) << bytes << " " << l;
-      // Pairs start on even x (16-byte aligned in memory where N is even): the tile's first
-      // point is x = 1 - x_shift - L.
-      if (s.points == 2) {
-        EXPECT_EQ((1 - timetile::x_shift(2, l) - l) % 2, 0) << bytes << " " << l;
+    for (int l = 1; l <= timetile::max_levels(bytes); ++l)
+      for (const bool even : {false, true}) {
+        const timetile::Shape s = timetile::shape(bytes, l, even);
+        const std::string what = std::to_string(bytes) + " " + std::to_string(l) + " " +
+                                 std::to_string(static_cast<int>(even));
+        EXPECT_TRUE(s.points == 1 || s.points == 2) << what;
+        // W = 2 at the same levels whatever N; 4 to 8 points a thread, 512 threads a block of
+        // 64 x H points.
+        EXPECT_EQ(s.points, timetile::shape(bytes, l, !even).points) << what;
+        EXPECT_GE(s.points * s.rows, 4) << what;
+        EXPECT_LE(s.points * s.rows, 8) << what;
+        EXPECT_EQ(s.threads_x() * s.threads_y(), timetile::kThreads) << what;
+        EXPECT_EQ(s.tile_y(), timetile::kThreads / timetile::kTileX * s.points * s.rows) << what;
+        // The tile writes at least 16 of its rows.
+        EXPECT_GE(s.tile_y() - 2 * l, 16) << what;
+        // An H100's or H200's 227 KB of shared memory a block, with room for the reduction's.
+        EXPECT_LE(timetile::shared_bytes(bytes, l, even), std::size_t{226} * 1024) << what;
+        // Pairs start on even x (aligned in memory where N is even): the tile's first point is
+        // x = 1 - x_shift - L.
+        if (s.points == 2) {
+          EXPECT_EQ((1 - timetile::x_shift(2, l) - l) % 2, 0) << what;
+        }
+        EXPECT_EQ(timetile::x_shift(1, l), 0);
       }
-      EXPECT_EQ(timetile::x_shift(1, l), 0);
-    }
   // Double at 2 levels: one point a thread, 64 x 64 tiles, 60 x 60 written, two buffers of two
-  // 66 x 66 planes; at 4 levels two points a thread, 64 x 32 tiles, two buffers of four 68 x 34.
-  EXPECT_EQ(timetile::shape(8, 2).points, 1);
-  EXPECT_EQ(timetile::shape(8, 2).rows, 8);
-  EXPECT_EQ(timetile::shared_bytes(8, 2), std::size_t{2 * 2 * 66 * 66 * 8});
-  EXPECT_EQ(timetile::shape(8, 4).points, 2);
-  EXPECT_EQ(timetile::shape(8, 4).rows, 2);
-  EXPECT_EQ(timetile::shared_bytes(8, 4), std::size_t{2 * 4 * 34 * 68 * 8});
+  // 66 x 66 planes; at 4 levels two points a thread, 64 x 48 tiles with N even (two buffers of
+  // four 68 x 50 planes), 64 x 32 with N odd.
+  EXPECT_EQ(timetile::shape(8, 2, true).points, 1);
+  EXPECT_EQ(timetile::shape(8, 2, true).rows, 8);
+  EXPECT_EQ(timetile::shared_bytes(8, 2, false), std::size_t{2 * 2 * 66 * 66 * 8});
+  EXPECT_EQ(timetile::shape(8, 4, true).points, 2);
+  EXPECT_EQ(timetile::shape(8, 4, true).rows, 3);
+  EXPECT_EQ(timetile::shape(8, 4, false).rows, 2);
+  EXPECT_EQ(timetile::shared_bytes(8, 4, true), std::size_t{2 * 4 * 50 * 68 * 8});
+  EXPECT_EQ(timetile::shared_bytes(8, 4, false), std::size_t{2 * 4 * 34 * 68 * 8});
   // Single at 4 levels: two points a thread in 4 rows (64 x 64 tiles).
-  EXPECT_EQ(timetile::shape(4, 4).points, 2);
-  EXPECT_EQ(timetile::shape(4, 4).tile_y(), 64);
+  EXPECT_EQ(timetile::shape(4, 4, true).points, 2);
+  EXPECT_EQ(timetile::shape(4, 4, false).tile_y(), 64);
 }
 
 TEST(TimeTile, PlanCoversTheRoom) {
@@ -127,19 +135,27 @@ TEST(TimeTile, PlanCoversTheRoom) {
   }
   // Single precision at 8 levels: 48 x (8R - 16) written of 64 x 8R.
   l = timetile::plan(heated_room(3, 384), 4, 8, 0, 132);
-  EXPECT_EQ(l.points, timetile::shape(4, 8).points);
-  EXPECT_EQ(l.rows, timetile::shape(4, 8).rows);
+  EXPECT_EQ(l.points, timetile::shape(4, 8, true).points);
+  EXPECT_EQ(l.rows, timetile::shape(4, 8, true).rows);
   EXPECT_EQ(l.out_x, 48);
-  EXPECT_EQ(l.out_y, timetile::shape(4, 8).tile_y() - 16);
-  // Double at 4 levels, two points a thread: 64 x 32 tiles write 56 x 24, starting one point
-  // left (x = 0, a wall) so that the pairs start on even x; 10 tiles cover x = 1..510.
+  EXPECT_EQ(l.out_y, timetile::shape(4, 8, true).tile_y() - 16);
+  // Double at 4 levels, two points a thread: with N = 512 64 x 48 tiles write 56 x 40, starting
+  // one point left (x = 0, a wall) so that the pairs start on even x; 10 x 13 tiles cover
+  // 1..510. With N = 511 64 x 32 tiles write 56 x 24.
   l = timetile::plan(heated_room(3, 512), 8, 4, 0, 132);
   EXPECT_EQ(l.points, 2);
+  EXPECT_EQ(l.rows, 3);
   EXPECT_EQ(l.out_x, 56);
-  EXPECT_EQ(l.out_y, 24);
+  EXPECT_EQ(l.out_y, 40);
   EXPECT_EQ(l.gx, 10);
+  EXPECT_EQ(l.gy, 13);
+  EXPECT_EQ(l.shared, timetile::shared_bytes(8, 4, true));
+  EXPECT_NEAR(l.read_per_written(), 64.0 * 48 / (56 * 40), 1e-12);
+  l = timetile::plan(heated_room(3, 511), 8, 4, 0, 132);
+  EXPECT_EQ(l.rows, 2);
+  EXPECT_EQ(l.out_y, 24);
   EXPECT_EQ(l.gy, 22);
-  EXPECT_NEAR(l.read_per_written(), 64.0 * 32 / (56 * 24), 1e-12);
+  EXPECT_EQ(l.shared, timetile::shared_bytes(8, 4, false));
   for (const std::int64_t n : {8, 59, 60, 61, 62, 512, 513}) {
     const timetile::TileLaunch t = timetile::plan(heated_room(3, n), 8, 4, 0, 132);
     // The last tile's written points reach x = n - 2: 1 - 1 + gx * 56 - 1 >= n - 2.
