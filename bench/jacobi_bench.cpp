@@ -23,7 +23,7 @@
 // --tune KEY=VALUE (repeatable; --tune help lists the keys) tunes the marching sweeps
 // (cuda-norm*) as mmjacobi's --tune does; each row says the values its sweep used.
 // The time-tiled sweep (cuda-timetile, mmjacobi --time-tile K) at each K of --time-tiles (default
-// 1 2 3 4 in double, 2 4 6 8 in single), 3D only, the change every K sweeps (fused), and for
+// 1 2 3 4 in double, 2 3 4 6 8 in single), 3D only, the change every K sweeps (fused), and for
 // some K only at the last or by a plain sweep (norm=plain); its sweeps a run rounded to a
 // multiple of K. For every row "of copy" is the effective rate: point updates a second times 16 B
 // (8 B) over the copy bandwidth, i.e. over the single-sweep copy bound; GB/s is what the row's
@@ -107,7 +107,7 @@ using namespace mm;
 
 struct CudaOptions {
   std::vector<std::int64_t> sizes3{256, 384, 512}, sizes2{8192};
-  std::vector<int> time_tiles;  // empty: 1 2 3 4 in double, 2 4 6 8 in single
+  std::vector<int> time_tiles;  // empty: 1 2 3 4 in double, 2 3 4 6 8 in single
   bool only_timetile = false;   // --set timetile (or plain)
   bool only_plain = false;      // --set plain: cuda-norm's 3D rows alone
   double updates = 1e10;        // point updates a run (the naive variant: a tenth)
@@ -197,7 +197,8 @@ GpuRow stencil_row(int dim, std::int64_t n, const std::string& name, std::int64_
 template <class T>
 void time_tile_rows(std::int64_t n, const CudaOptions& o, std::vector<GpuRow>& rows) {
   std::vector<int> ks = o.time_tiles;
-  if (ks.empty()) ks = sizeof(T) == 8 ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{2, 4, 6, 8};
+  if (ks.empty())
+    ks = sizeof(T) == 8 ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{2, 3, 4, 6, 8};
   std::erase_if(ks, [](int k) { return k < 1 || k > stencil_time_tile_max(sizeof(T)); });
   for (const int k : ks) rows.push_back(stencil_row<T>(3, n, "cuda-timetile", 1, o.updates, o, k));
   for (std::size_t i = ks.size() >= 2 ? ks.size() - 2 : 0; i < ks.size(); ++i) {
@@ -348,7 +349,7 @@ int main(int argc, char** argv) {
       "jsonl", po::value(&jsonl), "also write JSON lines here")(
       "tune", po::value(&tune), "KEY=VALUE: tune the marching sweeps (--tune help: the keys)")(
       "time-tiles", po::value(&time_tiles)->multitoken(),
-      "cuda: K of the time-tiled rows (default 1 2 3 4 double, 2 4 6 8 single)")(
+      "cuda: K of the time-tiled rows (default 1 2 3 4 double, 2 3 4 6 8 single)")(
       "set", po::value(&set),
       "cuda: all (default), timetile (cuda-norm and cuda-timetile, 3D) or plain (cuda-norm, "
       "3D)");
