@@ -133,7 +133,7 @@ TEST(TimeTile, PlanCoversTheRoom) {
     };
     EXPECT_LE(steps(best), steps(c)) << c;
   }
-  // Single precision at 8 levels: 48 x (8R - 16) written of 64 x 8R.
+  // Single precision at 8 levels (one point a thread): 48 x (H - 16) written of 64 x H.
   l = timetile::plan(heated_room(3, 384), 4, 8, 0, 132);
   EXPECT_EQ(l.points, timetile::shape(4, 8, true).points);
   EXPECT_EQ(l.rows, timetile::shape(4, 8, true).rows);
