@@ -60,7 +60,8 @@ class TimeTileRunner final : public cuda::CudaRunner {
     }
     if (p_.room.dim == 3)
       for (int l = 1; l <= k_; ++l) {  // a pass cut short by a check takes fewer levels
-        const std::size_t shared = timetile::shared_bytes(sizeof(T), l, p_.room.n % 2 == 0);
+        const std::size_t shared =
+            timetile::shared_bytes(sizeof(T), l, timetile::pairs_aligned(p_.room.n));
         int per_sm = 0;
         for (const bool norm : {false, true})
           MM_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(tile_fn(l, norm)),
@@ -162,7 +163,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
       constexpr timetile::Shape s = timetile::shape(sizeof(T), L, false);
       constexpr timetile::Shape e = timetile::shape(sizeof(T), L, true);
       if constexpr (e.points == 2) {
-        if (p_.room.n % 2 == 0)
+        if (timetile::pairs_aligned(p_.room.n))
           return norm ? &timetile::timetile3_sweep<T, L, 2, e.rows, true, true>
                       : &timetile::timetile3_sweep<T, L, 2, e.rows, false, true>;
       }

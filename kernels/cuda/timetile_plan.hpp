@@ -64,6 +64,12 @@ struct Shape {
   // A shared row: the tile's 64 points and W border points a side (a pair stays aligned).
   MM_TIMETILE_HD constexpr int shared_row() const { return kTileX + 2 * points; }
 };
+// Where a thread's pair is one access in global memory too: N even (the rows then start on even
+// x, and so do the tiles: x_shift). EVEN below is this, for the plan and the runner's choice of
+// kernel alike.
+constexpr bool pairs_aligned(std::int64_t n) {
+  return n % 2 == 0;
+}
 constexpr Shape shape(std::size_t value_bytes, int levels, bool even) {
   if (value_bytes == 4) {
     if (levels >= 2 && levels <= 4) return {2, 4};
@@ -146,7 +152,7 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   const std::int64_t m = room.n - 2;
   TileLaunch l;
   l.levels = levels;
-  const bool even = room.n % 2 == 0;
+  const bool even = pairs_aligned(room.n);
   const Shape s = shape(value_bytes, levels, even);
   l.points = s.points;
   l.rows = s.rows;
