@@ -118,15 +118,18 @@ class TimeTileRunner final : public cuda::CudaRunner {
     tiled(src, static_cast<int>(p.sweeps), s);
   }
 
-  // L sweeps from buffer SRC into the other one. In double at 4 levels the sweep without the
-  // change ran at 0.83-0.87 of the one with it (H100, N = 256..768: 1.26 against 1.51 of the
-  // copy bound at 512; ptxas schedules the two differently), so there a pass without a check
-  // runs the one with it, its change into a slot nobody reads (not yet timed this way).
+  // In double at 4 levels the sweep without the change ran at 0.83-0.87 of the one with it
+  // (H100, N = 256..768: 1.26 against 1.51 of the copy bound at 512; ptxas schedules the two
+  // differently, and at 64 x 48 tiles the one without spills 112 bytes), so there every pass
+  // runs the one with it, a pass without a check its change into a slot nobody reads.
+  static constexpr bool norm_always(int l) { return sizeof(T) == 8 && l == 4; }
+
+  // L sweeps from buffer SRC into the other one.
   void tiled(int src, int l, double* slot) {
     const timetile::TileLaunch& t = tiles_[l];
     const dim3 grid(static_cast<unsigned>(t.gx), static_cast<unsigned>(t.gy),
                     static_cast<unsigned>(t.gz));
-    if (!slot && sizeof(T) == 8 && l == 4) slot = unread_.get();
+    if (!slot && norm_always(l)) slot = unread_.get();
     tile_fn(l, slot != nullptr)<<<grid, timetile::kThreads, t.shared>>>(
         room_, grid_[src].get(), grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(), t.chunk,
         slot, partials_.get(), counter_.get());
@@ -152,23 +155,28 @@ class TimeTileRunner final : public cuda::CudaRunner {
                                           static_cast<stencil::Ahead>(plain_.ahead), down);
   }
 
-  // The time-tiled sweep of L levels (its shape as timetile_plan.hpp says; with two points a
-  // thread and N even, the pair one access in memory).
+  // The time-tiled sweep of L levels for N even or not (EVEN): its shape as timetile_plan.hpp
+  // says, with two points a thread and N even the pair one access in memory; with the change
+  // (NORM) or, where norm_always, with it whatever NORM.
+  template <int L, bool EVEN>
+  static TileFn tile_fn_for(bool norm) {
+    constexpr timetile::Shape s = timetile::shape(sizeof(T), L, EVEN);
+    constexpr bool vec = EVEN && s.points == 2;
+    if constexpr (norm_always(L)) {
+      return &timetile::timetile3_sweep<T, L, s.points, s.rows, true, vec>;
+    } else {
+      return norm ? &timetile::timetile3_sweep<T, L, s.points, s.rows, true, vec>
+                  : &timetile::timetile3_sweep<T, L, s.points, s.rows, false, vec>;
+    }
+  }
   template <int L = 1>
   TileFn tile_fn_from(int l, bool norm) const {
     if constexpr (L > kMaxLevels) {
       throw std::logic_error("cuda-timetile: no sweep of " + std::to_string(l) + " levels");
     } else {
       if (l != L) return tile_fn_from<L + 1>(l, norm);
-      constexpr timetile::Shape s = timetile::shape(sizeof(T), L, false);
-      constexpr timetile::Shape e = timetile::shape(sizeof(T), L, true);
-      if constexpr (e.points == 2) {
-        if (timetile::pairs_aligned(p_.room.n))
-          return norm ? &timetile::timetile3_sweep<T, L, 2, e.rows, true, true>
-                      : &timetile::timetile3_sweep<T, L, 2, e.rows, false, true>;
-      }
-      return norm ? &timetile::timetile3_sweep<T, L, s.points, s.rows, true, false>
-                  : &timetile::timetile3_sweep<T, L, s.points, s.rows, false, false>;
+      return timetile::pairs_aligned(p_.room.n) ? tile_fn_for<L, true>(norm)
+                                                : tile_fn_for<L, false>(norm);
     }
   }
   TileFn tile_fn(int l, bool norm) const { return tile_fn_from(l, norm); }

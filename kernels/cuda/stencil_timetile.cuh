@@ -54,11 +54,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     timetile3_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                     std::int64_t chunk, double* slot, double* partials, unsigned* counter) {
   constexpr Shape S{W, R};
-  static_assert((W == 1 || W == 2) && (W == 2 || !VEC) && R >= 1 && W * R <= 32 &&
-                2 * L < S.tile_y());
+  static_assert((W == 1 || W == 2) && (W == 2 || !VEC) && R >= 1 && W * R <= 32 && S.out_y(L) > 0);
   constexpr int TX = S.threads_x();
-  constexpr int H = S.tile_y();                // rows of the tile
-  constexpr int P = S.shared_row();            // a shared row
+  constexpr int H = S.tile_y();        // rows of the tile
+  constexpr int P = S.shared_row();    // a shared row
+  constexpr int OX = Shape::out_x(L);  // points written along x, OY along y
+  constexpr int OY = S.out_y(L);
   constexpr int PLANE = (H + 2) * P;           // a shared plane: a border row above and below
   constexpr unsigned kPoints = (1u << W) - 1;  // the bits of one row's points
   using Vw = stencil::Vec<T, W>;
@@ -82,8 +83,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const Ix n = static_cast<Ix>(r.n);
   const std::int64_t nn = r.n * r.n;
   // The thread's points along x: x .. x + W - 1.
-  const Ix x = 1 - x_shift(W, L) + static_cast<Ix>(blockIdx.x) * Ix{kTileX - 2 * L} - L + W * tx;
-  const Ix y0 = 1 + static_cast<Ix>(blockIdx.y) * Ix{H - 2 * L} - L + ty * R;
+  const Ix x = 1 - x_shift(W, L) + static_cast<Ix>(blockIdx.x) * Ix{OX} - L + W * tx;
+  const Ix y0 = 1 + static_cast<Ix>(blockIdx.y) * Ix{OY} - L + ty * R;
   const Ix z0 = 1 + static_cast<Ix>(blockIdx.z * chunk);
   const Ix z1 = z0 + chunk < n - 1 ? z0 + static_cast<Ix>(chunk) : n - 1;
   const Ix first = z0 - L > 0 ? z0 - L : 0;  // the first plane read
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (i >= 0 && i < n && j >= 0 && j < n) loadable |= 1u << b;
       if (i >= 1 && i <= n - 2 && j >= 1 && j <= n - 2) interior |= 1u << b;
       if (within<Ix>(i, r.rx0, r.rx1) && within<Ix>(j, r.ry0, r.ry1)) heat |= 1u << b;
-      if ((interior >> b & 1u) && col >= L && col < kTileX - L && row >= L && row < H - L)
+      if ((interior >> b & 1u) && col >= L && col < L + OX && row >= L && row < L + OY)
         written |= 1u << b;
     }
   }

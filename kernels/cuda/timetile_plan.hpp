@@ -63,6 +63,11 @@ struct Shape {
   MM_TIMETILE_HD constexpr int tile_y() const { return threads_y() * rows; }
   // A shared row: the tile's 64 points and W border points a side (a pair stays aligned).
   MM_TIMETILE_HD constexpr int shared_row() const { return kTileX + 2 * points; }
+  // Points a tile writes along x at L levels (its halo of L points a side recomputed by the
+  // tiles beside), and so the step from one tile to the next.
+  static MM_TIMETILE_HD constexpr int out_x(int levels) { return kTileX - 2 * levels; }
+  // Rows a tile writes along y.
+  MM_TIMETILE_HD constexpr int out_y(int levels) const { return tile_y() - 2 * levels; }
 };
 // Where a thread's pair is one access in global memory too: N even (the rows then start on even
 // x, and so do the tiles: x_shift). EVEN below is this, for the plan and the runner's choice of
@@ -156,8 +161,8 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   const Shape s = shape(value_bytes, levels, even);
   l.points = s.points;
   l.rows = s.rows;
-  l.out_x = kTileX - 2 * levels;
-  l.out_y = s.tile_y() - 2 * levels;
+  l.out_x = Shape::out_x(levels);
+  l.out_y = s.out_y(levels);
   l.gx = (m + x_shift(s.points, levels) + l.out_x - 1) / l.out_x;
   l.gy = (m + l.out_y - 1) / l.out_y;
   if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
