@@ -36,32 +36,32 @@ __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
                : "memory");
 }
 
+// The scope of an mbarrier wait's acquire: the block (its own threads' and the copy engine's
+// stores), or the cluster (what other blocks of the cluster stored into this block's shared
+// memory against the barrier is visible after it: st.async, the LU leaves' pushes).
+enum class Scope { cta, cluster };
+
 // Waits until the phase of parity PARITY has completed (a fresh barrier is in phase 0, so
 // parity 1 returns at once: the producer's first pass over its empty slots).
+template <Scope S = Scope::cta>
 __device__ __forceinline__ void mbar_wait(std::uint32_t bar, unsigned parity) {
   unsigned done = 0;
   do {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        " selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
+    if constexpr (S == Scope::cta)
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+          " selp.u32 %0, 1, 0, p;\n}\n"
+          : "=r"(done)
+          : "r"(bar), "r"(parity)
+          : "memory");
+    else
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
+          "%2;\n selp.u32 %0, 1, 0, p;\n}\n"
+          : "=r"(done)
+          : "r"(bar), "r"(parity)
+          : "memory");
   } while (!done);
-}
-
-// mbar_wait with its acquire at cluster scope: what other blocks of the cluster stored into
-// this block's shared memory against the barrier (st.async, the LU leaves' pushes) is visible
-// after it.
-__device__ __forceinline__ void mbar_wait_cluster(std::uint32_t bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
-        "%2;\n selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
 }
 
 // ---- TMA -------------------------------------------------------------------------------------

@@ -295,7 +295,7 @@ __global__ void __launch_bounds__(kLeafThreads) push_leaf_kernel(ClusterArgs<D> 
     // rare wrong factorization in single precision). Before the wait, it overlaps the exchange.
     __syncthreads();
     clk.lap(kPush);
-    sm90::mbar_wait_cluster(smem_u32(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
+    sm90::mbar_wait<sm90::Scope::cluster>(smem_u32(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
     clk.lap(kWait);
     const Cand* cp = cands + par * blocks;
     const int pr = received_pivot(cp, blocks);  // the pivot row, leaf-relative

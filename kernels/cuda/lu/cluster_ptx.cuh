@@ -1,7 +1,7 @@
 // Thread-block cluster plumbing in PTX (sm_90) for the LU leaves' push exchange: shared-memory
 // addresses across the cluster and st.async pushes that complete an mbarrier's transaction
 // count in the receiving block (the mbarriers' own steps: tma.cuh's sm90 ones, waited for with
-// mbar_wait_cluster).
+// mbar_wait<Scope::cluster>).
 #pragma once
 
 #include "cuda/tma.cuh"

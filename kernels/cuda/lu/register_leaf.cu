@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
     pusher.send(
         par, bm, bi, [&](int l) { return bi >= 0 ? stage[(par * kLeafWarps + wb) * W + l] : D{}; },
         rank == 0, [&](int l) { return stagej[par * W + l]; });
-    sm90::mbar_wait_cluster(smem_u32(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
+    sm90::mbar_wait<sm90::Scope::cluster>(smem_u32(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
     const Cand* cp = cands + par * blocks;
     const int pr = received_pivot(cp, blocks);  // the pivot row, leaf-relative
     const D* prow = cp[pr / p.rows].row;
