@@ -2,23 +2,33 @@
 // and the event ordering them: cuda::Stream and cuda::Event::order, cuda_util.cuh).
 #pragma once
 
+#include <optional>
+
 #include "cuda/cuda_util.cuh"
 
 namespace mm::cuda::lu::host {
 
 inline constexpr cudaStream_t kLegacy{};  // stream 0: the CudaRunner's events and the copies
 
+// A captured graph (the end of a stream's capture) and its instance, released with their owner
+// (cuda::Handle).
+class CapturedGraph : public Handle<cudaGraph_t, cudaGraphDestroy> {
+ public:
+  explicit CapturedGraph(cudaStream_t s) { MM_CUDA(cudaStreamEndCapture(s, &h_)); }
+};
+class GraphExec : public Handle<cudaGraphExec_t, cudaGraphExecDestroy> {
+ public:
+  explicit GraphExec(cudaGraph_t g) { MM_CUDA(cudaGraphInstantiate(&h_, g, 0)); }
+};
+
 // One captured stream's work, replayed whole by one launch.
 class Graph {
  public:
-  Graph() = default;
-  ~Graph() { reset(); }
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
   // Captures what ENQUEUE puts on S (and on the streams it forks from S and joins back).
   template <class F>
   void capture(cudaStream_t s, F&& enqueue) {
-    reset();
+    exec_.reset();
+    graph_.reset();
     MM_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
     try {
       enqueue();
@@ -27,20 +37,15 @@ class Graph {
       if (cudaStreamEndCapture(s, &g) == cudaSuccess && g) cudaGraphDestroy(g);
       throw;
     }
-    MM_CUDA(cudaStreamEndCapture(s, &graph_));
-    MM_CUDA(cudaGraphInstantiate(&exec_, graph_, 0));
+    graph_.emplace(s);
+    exec_.emplace(graph_->get());
   }
-  bool ready() const { return exec_ != nullptr; }
-  void launch(cudaStream_t s) { MM_CUDA(cudaGraphLaunch(exec_, s)); }
+  bool ready() const { return exec_.has_value(); }
+  void launch(cudaStream_t s) { MM_CUDA(cudaGraphLaunch(exec_->get(), s)); }
 
  private:
-  void reset() {
-    if (exec_) cudaGraphExecDestroy(exec_);
-    if (graph_) cudaGraphDestroy(graph_);
-    exec_ = nullptr, graph_ = nullptr;
-  }
-  cudaGraph_t graph_{};
-  cudaGraphExec_t exec_{};
+  std::optional<CapturedGraph> graph_;
+  std::optional<GraphExec> exec_;
 };
 
 }  // namespace mm::cuda::lu::host
