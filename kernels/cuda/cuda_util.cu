@@ -1,4 +1,5 @@
 // CUDA plumbing: error checks, device memory, events, device properties.
+#include <climits>
 #include <sstream>
 
 #include "cuda/cuda_util.cuh"
@@ -99,6 +100,12 @@ int multiprocessors() {
     return v;
   }();
   return n;
+}
+
+unsigned grid_1d(std::int64_t blocks, const std::string& what) {
+  if (blocks > INT_MAX)
+    throw DeviceError(what + ": " + std::to_string(blocks) + " blocks exceed the grid");
+  return static_cast<unsigned>(blocks);
 }
 
 }  // namespace mm::cuda

@@ -227,6 +227,9 @@ class CusolverDn : public Handle<cusolverDnHandle_t, cusolverDnDestroy> {
 std::string device_name();
 // Multiprocessor count of the current device.
 int multiprocessors();
+// A 1-D grid of BLOCKS blocks (no 65535 limit as on its second and third dimensions); throws
+// DeviceError naming the launch WHAT where they exceed the grid's 2^31 - 1.
+unsigned grid_1d(std::int64_t blocks, const std::string& what);
 
 // A Runner whose compute is device work: run() launches (asynchronously is fine) and
 // timed_run() measures it by events, so the median is kernel time without transfers.

@@ -7,6 +7,7 @@
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/gemm_cuda.hpp"
+#include "cuda/gemm_runner.cuh"
 
 namespace mm {
 
@@ -328,17 +329,11 @@ __global__ void __launch_bounds__(256)
 
 // ---- the Runner ------------------------------------------------------------------------------
 
-// A 1-D grid (no 65535 limit on the second dimension), one block per output tile.
+// A 1-D grid of UNITS / PER_BLOCK blocks (one block per output tile: cuda::output_tiles).
 unsigned blocks_for(Index units, Index per_block) {
-  const Index blocks = (units + per_block - 1) / per_block;
-  if (blocks > INT_MAX)
-    throw DeviceError("gemm: " + std::to_string(blocks) + " blocks exceed the grid");
-  return static_cast<unsigned>(blocks);
+  return cuda::grid_1d((units + per_block - 1) / per_block, "gemm");
 }
-
-Index tiles(Index m, Index n, int tm, int tn) {
-  return ((m + tm - 1) / tm) * ((n + tn - 1) / tn);
-}
+using cuda::output_tiles;
 
 template <class T>
 class GemmCudaRunner final : public cuda::CudaRunner {
@@ -378,15 +373,17 @@ class GemmCudaRunner final : public cuda::CudaRunner {
         MM_CUDA_LAUNCHED("gemm naive_kernel");
         break;
       case GemmCudaKernel::tiled16:
-        tiled_kernel<T, 16><<<blocks_for(tiles(m, n, 16, 16), 1), 256>>>(m, n, k, a, b, c, alpha);
+        tiled_kernel<T, 16>
+            <<<blocks_for(output_tiles(m, n, 16, 16), 1), 256>>>(m, n, k, a, b, c, alpha);
         MM_CUDA_LAUNCHED("gemm tiled_kernel<16>");
         break;
       case GemmCudaKernel::tiled32:
-        tiled_kernel<T, 32><<<blocks_for(tiles(m, n, 32, 32), 1), 1024>>>(m, n, k, a, b, c, alpha);
+        tiled_kernel<T, 32>
+            <<<blocks_for(output_tiles(m, n, 32, 32), 1), 1024>>>(m, n, k, a, b, c, alpha);
         MM_CUDA_LAUNCHED("gemm tiled_kernel<32>");
         break;
       case GemmCudaKernel::regblock: {
-        const unsigned g = blocks_for(tiles(m, n, kRbM, kRbN), 1);
+        const unsigned g = blocks_for(output_tiles(m, n, kRbM, kRbN), 1);
         if (vec)
           regblock_kernel<T, true><<<g, 256>>>(m, n, k, a, b, c, alpha);
         else
@@ -396,7 +393,7 @@ class GemmCudaRunner final : public cuda::CudaRunner {
       }
       case GemmCudaKernel::tensor: {
         using S = TensorShape<T>;
-        const unsigned g = blocks_for(tiles(m, n, S::BM, S::BN), 1);
+        const unsigned g = blocks_for(output_tiles(m, n, S::BM, S::BN), 1);
         const std::size_t bytes = TensorLayout<T>::BYTES;
         if (vec)
           tensor_kernel<T, true><<<g, 256, bytes>>>(m, n, k, a, b, c, alpha);

@@ -211,10 +211,7 @@ using Shape884 = DmmaShape<128, 128, 16, 64, 32, 4, 8, 4>;
 template <class S>
 void launch_shape(Index m, Index n, Index k, const double* a, const double* b, double* c,
                   double alpha) {
-  const Index tiles = ((m + S::BM - 1) / S::BM) * ((n + S::BN - 1) / S::BN);
-  if (tiles > INT_MAX)
-    throw DeviceError("gemm: " + std::to_string(tiles) + " blocks exceed the grid");
-  const auto grid = static_cast<unsigned>(tiles);
+  const unsigned grid = cuda::grid_1d(cuda::output_tiles(m, n, S::BM, S::BN), "gemm");
   if (k % 2 == 0 && n % 2 == 0)
     dmma_kernel<S, true><<<grid, S::THREADS, S::BYTES>>>(m, n, k, a, b, c, alpha);
   else

@@ -9,6 +9,11 @@
 
 namespace mm::cuda {
 
+// Output tiles of TM x TN over an M x N product (a block each, on a cuda::grid_1d).
+inline std::int64_t output_tiles(std::int64_t m, std::int64_t n, int tm, int tn) {
+  return ((m + tm - 1) / tm) * ((n + tn - 1) / tn);
+}
+
 template <class T>
 class ShapedGemmRunner final : public CudaRunner {
  public:

@@ -262,12 +262,9 @@ using Shape128K16 = SgemmShape<128, 128, 16, 4, 2, 4, 8, 8, 3, 2>;
 template <class S>
 void launch_shape(Index m, Index n, Index k, const float* a, const float* b, float* c,
                   float alpha) {
-  const Index tiles = ((m + S::BM - 1) / S::BM) * ((n + S::BN - 1) / S::BN);
-  if (tiles > INT_MAX)
-    throw DeviceError("gemm: " + std::to_string(tiles) + " blocks exceed the grid");
+  const unsigned grid = cuda::grid_1d(cuda::output_tiles(m, n, S::BM, S::BN), "gemm");
   if ((k + S::BK - 1) / S::BK > INT_MAX)  // the kernel counts k slices in int
     throw DeviceError("gemm: k = " + std::to_string(k) + " is too long");
-  const auto grid = static_cast<unsigned>(tiles);
   if (n % 4 == 0)
     sgemm_kernel<S, true><<<grid, S::THREADS, S::BYTES>>>(m, n, k, a, b, c, alpha);
   else

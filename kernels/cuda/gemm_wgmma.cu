@@ -237,8 +237,7 @@ CUtensorMap k_major_map(const float* p, Index rows, Index kp, int box_rows) {
 }
 
 unsigned grid_of(Index blocks, const char* what) {
-  if (blocks > INT_MAX) throw DeviceError(std::string("cuda-tf32: too many blocks for ") + what);
-  return static_cast<unsigned>(std::max<Index>(blocks, 1));
+  return cuda::grid_1d(std::max<Index>(blocks, 1), std::string("cuda-tf32 ") + what);
 }
 
 template <int BN>
