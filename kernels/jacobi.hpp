@@ -174,11 +174,6 @@ struct JacobiTuning {
   // so that a sweep starts on the planes the sweep before wrote last (still in L2). The grid is
   // the same bit for bit; the change of a sweep marching down is summed in another order.
   int order = 0;
-  // The 3D marching sweeps of one row a thread (cuda-norm, -ry2, -ry4): warps side by side
-  // along x at most, 1, 2, 4, 8 or 16 (0: the code's choice, whole rows of at most 8 warps, 16
-  // by TMA). Narrower blocks are taller for the same warps: fewer rows beside a block read again
-  // (each row is read by the blocks above and below too), more points beside its ends.
-  int width = 0;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

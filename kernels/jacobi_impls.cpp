@@ -105,12 +105,7 @@ const TuneKeys& JacobiTuning::keys() {
         "cuda-norm's 3D sweep: every sweep marches up z, or the even iterations march down "
         "(alternate: a sweep starts on the planes the last one wrote, still in L2); the same "
         "grid, the change of a sweep down summed in another order",
-        "alternate, up where the kernels marching down hold fewer blocks resident"},
-       {"width", "1|2|4|8|16",
-        "cuda-norm's 3D sweep (and -ry2, -ry4): warps side by side along x at most, the rest "
-        "of the block's warps along y; a block narrower than a row is taller, so fewer of the "
-        "rows beside it are read twice",
-        "whole rows: at most 8 warps, 16 with ahead=tma"}}};
+        "alternate, up where the kernels marching down hold fewer blocks resident"}}};
   return k;
 }
 
@@ -118,8 +113,7 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   JacobiTuning t;
   const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks"),
                 &norm = keys().key("norm"), &ahead = keys().key("ahead"),
-                &stages = keys().key("stages"), &order = keys().key("order"),
-                &width = keys().key("width");
+                &stages = keys().key("stages"), &order = keys().key("order");
   if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16, 32});
   if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
   if (const auto v = args.get(norm))
@@ -129,7 +123,6 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   if (const auto v = args.get(stages)) t.stages = tune_int(stages, *v, 3, 12);
   if (const auto v = args.get(order))
     t.order = 1 + static_cast<int>(tune_choice(order, *v, {"up", "alternate"}));
-  if (const auto v = args.get(width)) t.width = tune_int_of(width, *v, {1, 2, 4, 8, 16});
   return t;
 }
 
@@ -141,7 +134,6 @@ nlohmann::json JacobiTuning::to_json() const {
   if (ahead) j["ahead"] = ahead == 3 ? "tma" : ahead == 2 ? "regs" : "off";
   if (stages) j["stages"] = stages;
   if (order) j["order"] = order == 2 ? "alternate" : "up";
-  if (width) j["width"] = width;
   return j;
 }
 

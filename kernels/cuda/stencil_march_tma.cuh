@@ -14,7 +14,7 @@ namespace mm::stencil {
 // lane, as march3v_sweep's RY = 1) and marches through planes [k0, k1). Plane p's stage
 // (R.stage_values values, R.stages of them: stencil_plan.hpp's tma_stage_values) holds rows
 // yb - 1 .. yb + WY (those up to the wall row n - 1) of x [gx0, gx1): the block's points and
-// kTmaHaloBytes beyond each end (its end points' x neighbours; copies start on 32-byte sectors
+// kTmaHaloBytes beyond each end (its end points' x neighbours; copies start on 128-byte lines
 // where the rows do), clipped to the grid. Thread 0 fills the chunk's plane j (in the march's
 // order, up or DOWN) into stage j % S once the block is done with the plane S before it (one
 // block barrier a step). Every point is computed by update() from the same values in the same

@@ -41,8 +41,6 @@ struct Launch {
   std::int64_t gx = 1, gy = 1, gz = 1;
   int threads = kThreads;
   int wx = 1;                     // 3D marching: warps side by side along x
-  int width = 0;                  // 3D marching but march_col: wx where a block is narrower
-                                  // than a row (JacobiTuning::width), else 0
   std::int64_t chunk = 1;         // planes (rows) a block marches through
   std::int64_t chunks = 1;        // chunks each column of tiles is cut into
   int ahead = 0;                  // 3D marching, one row a thread: JacobiTuning::ahead (1, 2, 3)
@@ -161,11 +159,10 @@ inline bool march_down(const Launch& l, std::int64_t iteration) {
 }
 
 // ahead=tma: a block's stage holds its rows, the row beside each end, and this many bytes
-// beyond its points each side along x (the end points' neighbours; one 32-byte L2 sector, so
-// that a block narrower than a row, --tune width, reads 9/8 of its points' bytes at one warp
-// wide in double, not the 3/2 of a 128-byte line; blocks over whole rows read none). A ring of
-// S stages: two planes read at a step, S - 2 in flight.
-constexpr int kTmaHaloBytes = 32;
+// beyond its points each side along x (the end points' neighbours; 128 so that each row's copy
+// starts on a line where the rows do). A ring of S stages: two planes read at a step, S - 2 in
+// flight.
+constexpr int kTmaHaloBytes = 128;
 
 // Values of one stage of a block of WX x WY warps, VEC values a lane of VALUE_BYTES each.
 inline std::int64_t tma_stage_values(std::int64_t n, int vec, std::size_t value_bytes, int wx,
@@ -221,9 +218,8 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
     const Ahead ahead = march_ahead(t, value_bytes, vec);
     const bool tma = ry == 1 && !col && ahead == Ahead::tma;
     const std::int64_t row_warps = ceil_div(n, 32 * std::int64_t{vec});
-    l.gx = col ? row_warps : ceil_div(row_warps, t.width ? t.width : tma ? 16 : 8);
+    l.gx = col ? row_warps : ceil_div(row_warps, tma ? 16 : 8);
     l.wx = static_cast<int>(ceil_div(row_warps, l.gx));
-    if (!col && l.gx > 1) l.width = l.wx;
     const int warps =
         t.warps ? (tma ? t.warps : std::min(t.warps, 16)) : (tma ? tma_warps(l.wx) : kMarchWarps);
     const int wy = std::max(1, warps / l.wx);
@@ -285,10 +281,8 @@ inline Launch plan_tiled(const HeatedRoom& room, std::int64_t sms) {
 // The tuning a marching launch L of a DIM-dimensional room used (warps: 3D only).
 inline JacobiTuning march_tuning(const Launch& l, int dim) {
   JacobiTuning used;
-  if (dim == 3) {
+  if (dim == 3)
     used.warps = l.threads / 32, used.ahead = l.ahead, used.stages = l.stages, used.order = l.order;
-    used.width = l.width;
-  }
   used.chunks = static_cast<int>(l.chunks);
   return used;
 }

@@ -28,7 +28,7 @@ grep -q -- '--tune KEY=VALUE' out && grep -q -- '--profile' out && pass "--help 
 
 # ---- refused keys and values -------------------------------------------------------------------
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune nosuch=1 -o never.mtx
-expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order, width"
+expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order"
 [[ ! -e never.mtx ]] && pass "an unknown key wrote nothing" || fail "an unknown key left never.mtx"
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune warps=9
 expect_stderr '^mmjacobi: --tune warps=9: warps takes 8\|16\|32$'
@@ -148,12 +148,6 @@ if [[ $gpu ]]; then
     json_check "t_o_$order.jsonl" "r['tuning']['order'] == '$order'" "order=$order is recorded as used"
   done
   same_files o_up.mtx o_alternate.mtx
-  # Blocks one warp wide (N = 66 in double: two warps a row): the same grid, the width recorded.
-  expect_exit 0 mmjacobi --poisson3d 66 --max-iter 4 --device cuda --impl cuda-norm -o w0.mtx
-  expect_exit 0 mmjacobi --poisson3d 66 --max-iter 4 --device cuda --impl cuda-norm --tune width=1 \
-    -o w1.mtx --timing t_w1.jsonl
-  json_check t_w1.jsonl "r['tuning']['width'] == 1" "width=1 is recorded as used"
-  same_files w0.mtx w1.mtx
   # 2D: chunks only; warps is not used (warned about).
   expect_exit 0 mmjacobi --poisson2d 256 --max-iter 4 --device cuda --impl cuda-norm --tune warps=16 \
     --tune chunks=5 -q --timing t_gpu3.jsonl

@@ -33,7 +33,6 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
       {"stages", "3..12", "3, 4 where one block fills a multiprocessor"},
       {"order", "up|alternate",
        "alternate, up where the kernels marching down hold fewer blocks resident"},
-      {"width", "1|2|4|8|16", "whole rows: at most 8 warps, 16 with ahead=tma"},
   };
   ASSERT_EQ(k.keys.size(), std::size(want));
   for (std::size_t i = 0; i < std::size(want); ++i) {
@@ -77,14 +76,10 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"order=alternate"}).order, 2);
   EXPECT_EQ(parse({"order=alternate"}).to_json(), (nlohmann::json{{"order", "alternate"}}));
   EXPECT_EQ(usage_error({"order=down"}), "--tune order=down: order takes up|alternate");
-  EXPECT_EQ(parse({"width=1"}).width, 1);
-  EXPECT_EQ(parse({"width=16"}).to_json(), (nlohmann::json{{"width", 16}}));
-  EXPECT_EQ(usage_error({"width=3"}), "--tune width=3: width takes 1|2|4|8|16");
   // Every declared key is read: a value for it shows in to_json().
   for (const auto& [key, value] :
        {std::pair{"warps", "16"}, std::pair{"chunks", "3"}, std::pair{"norm", "plain"},
-        std::pair{"ahead", "regs"}, std::pair{"stages", "8"}, std::pair{"order", "up"},
-        std::pair{"width", "2"}})
+        std::pair{"ahead", "regs"}, std::pair{"stages", "8"}, std::pair{"order", "up"}})
     EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
 }
 
@@ -172,7 +167,7 @@ TEST(StencilPlan, MarchLoadsByTmaInDoubleElseAheadUnlessTold) {
   EXPECT_EQ(march(2, 64, 1, false, {}).ahead, 0);
 }
 
-// ahead=tma: a ring of stages of the block's rows, the row beside each end and 32 bytes of
+// ahead=tma: a ring of stages of the block's rows, the row beside each end and 16 bytes of
 // halo a side (clipped to the row), in dynamic shared memory that bounds the blocks resident.
 TEST(StencilPlan, MarchByTmaSizesItsRing) {
   // N = 512 double, 8 warps over a whole row (no halo): 3 rows a stage, 3 stages (36 KB), 6
@@ -218,42 +213,11 @@ TEST(StencilPlan, MarchByTmaSizesItsRing) {
   // 32 warps: two rows.
   EXPECT_EQ(march(3, 768, 1, false, {32, 0, 0, 3}).threads, 768);
   // N = 2050 double: 33 warps a row, in 3 blocks of 11 along x; each stage row 704 points
-  // and 4 (one 32-byte sector) a side (the first block: 4 on its right only). The record
-  // names the width of a block narrower than a row.
+  // and 16 a side (the first block: 16 on its right only).
   l = march(3, 2050, 1, false, {16, 0, 0, 3});
   EXPECT_EQ(l.gx, 3);
   EXPECT_EQ(l.wx, 11);
-  EXPECT_EQ(l.width, 11);
-  EXPECT_EQ(l.stage_values, 3 * (704 + 8));
-  EXPECT_EQ(stencil::march_tuning(l, 3).width, 11);
-  // --tune width=1 at N = 512 double, 8 warps: blocks one warp (64 points) wide and 8 rows
-  // tall, 8 along x; a stage holds 10 rows of 64 points and 4 a side.
-  l = march(3, 512, 1, false, {8, 0, 0, 3, 0, 0, 1});
-  EXPECT_EQ(l.gx, 8);
-  EXPECT_EQ(l.wx, 1);
-  EXPECT_EQ(l.width, 1);
-  EXPECT_EQ(l.threads, 256);
-  EXPECT_EQ(l.gy, 64);  // 510 rows / 8
-  EXPECT_EQ(l.stage_values, 10 * (64 + 8));
-  EXPECT_EQ(stencil::march_tuning(l, 3).to_json().value("width", 0), 1);
-  // width=2 at N = 256 single (2 warps a row): whole rows, so no width in the record.
-  l = march(3, 256, 1, false, {8, 0, 0, 3, 0, 0, 2}, 4);
-  EXPECT_EQ(l.gx, 1);
-  EXPECT_EQ(l.width, 0);
-  EXPECT_FALSE(stencil::march_tuning(l, 3).to_json().contains("width"));
-  // width=4 at N = 768 single (6 warps a row): 2 blocks of 3 warps along x, 8 warps taking 2
-  // rows of 3 (6 warps), each stage row 384 points and 8 a side.
-  l = march(3, 768, 1, false, {8, 0, 0, 3, 0, 0, 4}, 4);
-  EXPECT_EQ(l.gx, 2);
-  EXPECT_EQ(l.wx, 3);
-  EXPECT_EQ(l.threads, 6 * 32);
-  EXPECT_EQ(l.stage_values, 4 * (384 + 16));
-  // Without TMA too (the same plan, no ring).
-  l = march(3, 512, 1, false, {8, 0, 0, 1, 0, 0, 2});
-  EXPECT_EQ(l.gx, 4);
-  EXPECT_EQ(l.wx, 2);
-  EXPECT_EQ(l.gy, 128);  // 510 rows / 4
-  EXPECT_EQ(l.shared, 0u);
+  EXPECT_EQ(l.stage_values, 3 * (704 + 32));
   // Single precision, N = 256: 4 values a lane, 2 warps a whole row, 4 rows.
   l = march(3, 256, 1, false, {8, 0, 0, 3}, 4);
   EXPECT_EQ(l.wx, 2);
@@ -305,7 +269,6 @@ TEST(StencilPlan, March3DDefaultsAndTuning) {
   l = march(3, 512, 2, true, {16, 0});
   EXPECT_EQ(l.gx, 8);
   EXPECT_EQ(l.wx, 1);
-  EXPECT_EQ(l.width, 0);  // its own layout: no width
   EXPECT_EQ(l.threads, 512);
   EXPECT_EQ(l.gy, 16);  // 510 rows / (16 warps * 2 rows)
 }
@@ -409,8 +372,7 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
              {JacobiTuning{}, JacobiTuning{16, 0}, JacobiTuning{8, 1}, JacobiTuning{16, 5},
               JacobiTuning{0, 65535}, JacobiTuning{0, 0, 0, 1}, JacobiTuning{16, 3, 0, 1},
               JacobiTuning{32, 0, 0, 3}, JacobiTuning{0, 0, 0, 0, 0, 2},
-              JacobiTuning{16, 3, 0, 3, 0, 2}, JacobiTuning{0, 0, 0, 0, 0, 0, 1},
-              JacobiTuning{16, 3, 0, 3, 0, 2, 2}}) {
+              JacobiTuning{16, 3, 0, 3, 0, 2}}) {
           JacobiResult got_r;
           nlohmann::json used;
           const auto got = run_tuned(impl, dim, n, stop, t, got_r, used);
@@ -462,7 +424,7 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
       }
     }
   }
-  EXPECT_EQ(ran, 2 * 4 * 4 * 12) << "expected cuda-norm, -ry2, -ry4 and -col";
+  EXPECT_EQ(ran, 2 * 4 * 4 * 10) << "expected cuda-norm, -ry2, -ry4 and -col";
 }
 
 // cuda-norm's three ways of loading (ahead=off, regs, tma) compute the same points from the
@@ -470,60 +432,47 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
 // are 1, 2 and 4 values wide (tma takes 16-byte vectors: regs where the rows have none), with the
 // chunks given (the rule's depend on each kernel's occupancy), among them chunks of one plane
 // (the shortest march: no step ahead), and tma with rings of 3, 4 and 12 stages; marching up
-// every sweep or down on even ones (order=alternate), the same grid either way; in blocks over
-// whole rows or one warp wide (width=1), the same grid again.
+// every sweep or down on even ones (order=alternate), the same grid either way.
 TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
   const auto& norm = stencil_impl<T>("cuda-norm");
   for (const std::int64_t n : {5, 33, 64, 130, 203, 256}) {
     const bool sixteen = n % static_cast<std::int64_t>(16 / sizeof(T)) == 0;
-    const std::int64_t row_warps = (n + 32 * 16 / sizeof(T) - 1) / (32 * 16 / sizeof(T));
     for (const int chunks : {3, 65535}) {
       for (const int warps : {8, 16}) {
-        std::vector<T> whole;  // the grid of blocks over whole rows
-        // Blocks over whole rows, and one warp wide (width=1: narrower than the row from
-        // N = 130 in double, 256 in single where the vectors are 16 bytes).
-        for (const int width : {0, 1}) {
-          const JacobiStop stop{9, -1, 2};
-          JacobiResult up_r;
-          nlohmann::json up_used;
-          const auto up =
-              run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1, 0, 1, width}, up_r, up_used);
-          if (width == 0) whole = up;
-          EXPECT_EQ(up, whole) << "N=" << n << " width " << width;
-          for (const int order : {1, 2}) {
-            JacobiResult off_r;
-            nlohmann::json off_used;
-            const auto off = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1, 0, order, width},
-                                       off_r, off_used);
-            EXPECT_EQ(off_used.value("ahead", ""), "off");
-            // Marching down on even sweeps: the same grid; the change summed in another order.
-            EXPECT_EQ(off, up) << "N=" << n << " order " << order;
-            EXPECT_NEAR(off_r.norm, up_r.norm, 1e-12 * up_r.norm) << "N=" << n;
-            for (const auto& [ahead, stages] :
-                 {std::pair{2, 0}, std::pair{3, 0}, std::pair{3, 3}, std::pair{3, 12}}) {
-              JacobiResult r;
-              nlohmann::json used;
-              const auto got = run_tuned(norm, 3, n, stop,
-                                         {warps, chunks, 0, ahead, stages, order, width}, r, used);
-              const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
-              const bool tma = ahead == 3 && sixteen;
-              EXPECT_EQ(used.value("ahead", ""), tma          ? "tma"
-                                                 : ahead == 2 ? "regs"
-                                                              : plain_ahead_name())
-                  << what;
-              EXPECT_EQ(used.value("stages", 0), tma ? (stages ? stages : 3) : 0) << what;
-              EXPECT_EQ(used["chunks"], off_used["chunks"]) << what;
-              EXPECT_EQ(used["warps"], off_used["warps"]) << what;
-              // A block one warp wide where the row's 16-byte vectors take more than one warp.
-              EXPECT_EQ(used.value("width", 0), off_used.value("width", 0)) << what;
-              if (tma) EXPECT_EQ(used.value("width", 0), width && row_warps > 1 ? 1 : 0) << what;
-              EXPECT_EQ(r.iterations, off_r.iterations) << what;
-              EXPECT_EQ(used.value("order", ""), order == 2 ? "alternate" : "up") << what;
-              EXPECT_EQ(r.norm, off_r.norm) << what;  // bit for bit
-              EXPECT_EQ(got, off) << what;
-            }
+        const JacobiStop stop{9, -1, 2};
+        JacobiResult up_r;
+        nlohmann::json up_used;
+        const auto up = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1, 0, 1}, up_r, up_used);
+        for (const int order : {1, 2}) {
+          JacobiResult off_r;
+          nlohmann::json off_used;
+          const auto off =
+              run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1, 0, order}, off_r, off_used);
+          EXPECT_EQ(off_used.value("ahead", ""), "off");
+          // Marching down on even sweeps: the same grid; the change summed in another order.
+          EXPECT_EQ(off, up) << "N=" << n << " order " << order;
+          EXPECT_NEAR(off_r.norm, up_r.norm, 1e-12 * up_r.norm) << "N=" << n;
+          for (const auto& [ahead, stages] :
+               {std::pair{2, 0}, std::pair{3, 0}, std::pair{3, 3}, std::pair{3, 12}}) {
+            JacobiResult r;
+            nlohmann::json used;
+            const auto got =
+                run_tuned(norm, 3, n, stop, {warps, chunks, 0, ahead, stages, order}, r, used);
+            const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+            const bool tma = ahead == 3 && sixteen;
+            EXPECT_EQ(used.value("ahead", ""), tma          ? "tma"
+                                               : ahead == 2 ? "regs"
+                                                            : plain_ahead_name())
+                << what;
+            EXPECT_EQ(used.value("stages", 0), tma ? (stages ? stages : 3) : 0) << what;
+            EXPECT_EQ(used["chunks"], off_used["chunks"]) << what;
+            EXPECT_EQ(used["warps"], off_used["warps"]) << what;
+            EXPECT_EQ(r.iterations, off_r.iterations) << what;
+            EXPECT_EQ(used.value("order", ""), order == 2 ? "alternate" : "up") << what;
+            EXPECT_EQ(r.norm, off_r.norm) << what;  // bit for bit
+            EXPECT_EQ(got, off) << what;
           }
         }
       }
