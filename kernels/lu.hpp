@@ -49,7 +49,7 @@ struct LuTuning {
   int cluster_rows = 0;
   int cluster_max_rows = 0;
   // Leaves of at least this many rows hold them in registers (real types, where a cluster
-  // can); 0: never; -1 (auto): 2049.
+  // can); 0: never; -1 (auto): 1025.
   int reg_rows = -1;
   // How a cluster's blocks exchange each column's pivot candidates: pushed into every
   // block's shared memory (the default), or read across the cluster after a cluster barrier

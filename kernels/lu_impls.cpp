@@ -108,7 +108,7 @@ const TuneKeys& LuTuning::keys() {
        {"reg_rows", "auto|0.." + std::to_string(kMostRows),
         "leaves of at least this many rows hold them in registers (real types, where a cluster "
         "can); 0: never",
-        "auto: 2049"},
+        "auto: 1025"},
        {"exchange", "push|sync",
         "how a cluster leaf's blocks exchange each column's pivot candidates: push: st.async "
         "into every block's shared memory, awaited on a local mbarrier; sync: read across the "

@@ -177,7 +177,7 @@ grep -Eq '^  nb=0\.\.256 +default 0: 256 from n = 8192, 128 from 2048, else 64$'
   pass "--tune help: nb's default" || fail "--tune help: nb: $(cat out)"
 grep -Eq '^  leaf=cluster\|grid +default cluster$' out && pass "--tune help: leaf=cluster|grid" ||
   fail "--tune help: leaf: $(cat out)"
-grep -Eq '^  reg_rows=auto\|0\.\.1048576 +default auto: 2049$' out && pass "--tune help: reg_rows" ||
+grep -Eq '^  reg_rows=auto\|0\.\.1048576 +default auto: 1025$' out && pass "--tune help: reg_rows" ||
   fail "--tune help: reg_rows: $(cat out)"
 grep -Eq '^  exchange=push\|sync +default push  \[experimental\]$' out &&
   pass "--tune help marks the sync exchange experimental" || fail "--tune help: exchange: $(cat out)"
@@ -223,7 +223,7 @@ if [[ $gpu ]]; then
   json_check t_lg.jsonl "set(r['tuning']) == $all and r['tuning']['nb'] == 64 and r['tuning']['leaf'] == 'cluster'
     and r['tuning']['cluster'] in (1, 2, 4, 8, 16) and r['tuning']['leaf_smem'] > 0
     and r['tuning']['cluster_rows'] == 64 and r['tuning']['cluster_max_rows'] == 256
-    and r['tuning']['reg_rows'] == 2049 and r['tuning']['exchange'] == 'push'
+    and r['tuning']['reg_rows'] == 1025 and r['tuning']['exchange'] == 'push'
     and r['tuning']['graph'] == 'on' and 'profile' not in r" "the defaults record every LU key resolved"
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune leaf=grid -o LUg.mtx --pivots pg.mtx \
     --timing t_lg2.jsonl
@@ -231,7 +231,7 @@ if [[ $gpu ]]; then
   expect_exit 0 mmcheck lu L.mtx LUg.mtx pg.mtx
   # The defaults given explicitly: the same factors.
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune nb=64 --tune leaf=cluster \
-    --tune reg_rows=2049 --tune graph=on --tune exchange=push --tune cluster_rows=64 -o LUe.mtx
+    --tune reg_rows=1025 --tune graph=on --tune exchange=push --tune cluster_rows=64 -o LUe.mtx
   same_files LUd.mtx LUe.mtx
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune leaf=grid --tune cluster=4 -q
   expect_stderr '^mmlu: warning: --tune cluster=4 not used by cuda-blocked$'

@@ -39,7 +39,7 @@ TEST(LuTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.key("cluster_rows").fallback, "0: 64");
   EXPECT_EQ(k.key("cluster_max_rows").fallback, "0: 256");
   EXPECT_EQ(k.key("reg_rows").allowed, "auto|0..1048576");
-  EXPECT_EQ(k.key("reg_rows").fallback, "auto: 2049");
+  EXPECT_EQ(k.key("reg_rows").fallback, "auto: 1025");
   EXPECT_EQ(k.key("exchange").allowed, "push|sync");
   EXPECT_EQ(k.key("graph").allowed, "auto|on|off");
   // The sync exchange is a research leftover: its key is the one experimental.
@@ -205,7 +205,7 @@ TYPED_TEST(LuTuningGpu, DefaultsReportEveryKeyResolved) {
   EXPECT_GT(u.at("leaf_smem").get<int>(), 0);
   EXPECT_EQ(u.at("cluster_rows"), 64);
   EXPECT_EQ(u.at("cluster_max_rows"), 256);
-  EXPECT_EQ(u.at("reg_rows"), is_complex_v<T> ? 0 : 2049);
+  EXPECT_EQ(u.at("reg_rows"), is_complex_v<T> ? 0 : 1025);
   EXPECT_EQ(u.at("exchange"), "push");
   EXPECT_EQ(u.at("graph"), "on");
   EXPECT_TRUE(m.profile.is_null()) << m.profile.dump();

@@ -19,10 +19,12 @@ constexpr int kMostBlocks = kClusterMostBlocks;
 constexpr int kTargetRows = ClusterLeaf{}.target_rows;
 constexpr int kMaxRows = ClusterLeaf{}.max_rows;
 // The fewest rows of a leaf on the register leaf by default (LuTuning::reg_rows). On the H200,
-// against cuSOLVER's getrf: with every leaf on registers 0.72 at n = 2048 against 0.75 in
-// shared memory; from 2049 rows up 0.87 at 4096 (0.76), 0.99 at 8192 (0.71) and 1.15 at
-// 16384 (0.89); from 4097 rows up 1.12 at 16384.
-constexpr int kRegRows = 2049;
+// against cuSOLVER's getrf at n = 2048 / 4096 / 8192 / 16384, one run (2e0dfa0's cluster leaves,
+// 64 rows a block): from 1025 rows 0.85 / 0.92 / 1.02 / 1.16, from 1537 0.83 / 0.91 / 1.02 /
+// 1.16, from 2049 0.81 / 0.90 / 1.01 / 1.16; from 3073 0.86 at 4096
+// (bench/results/issue16_eleventh_pass_2026-11-28_c845816.md). With 128 rows a block (846f98b):
+// every leaf on registers 0.72 at 2048 against 0.75; from 4097 rows 0.76 at 4096.
+constexpr int kRegRows = 1025;
 
 // The register leaf's plan for a leaf of M rows: width 0 below LIMITS.reg_rows or where no
 // cluster holds the rows (512 threads a block, 256 bytes of rows a thread).
