@@ -32,6 +32,9 @@ struct LuTuning {
   enum class Graph { automatic, on, off };
 
   static constexpr int kMaxNb = 256;  // the widest panel (the pivots one row gather takes)
+  // What 0 / auto resolve to for cluster_rows, cluster_max_rows and reg_rows (where each was
+  // measured: kernels/cuda/lu/leaf_plan.cuh and leaf_plan.cu).
+  static constexpr int kClusterRows = 64, kClusterMaxRows = 256, kRegRows = 1025;
 
   // Panel width, at most kMaxNb (0: lu_cuda_default_nb(n): 256 from n = 8192, 128 from 2048,
   // else 64).
@@ -45,11 +48,11 @@ struct LuTuning {
   // Shared memory a cluster leaf's block may use, in bytes (0: the device's opt-in limit);
   // less forces narrower leaves and the grid leaf at small n.
   int leaf_smem = 0;
-  // Rows a cluster block aims at (0: 64) and takes at most (0: 256).
+  // Rows a cluster block aims at (0: kClusterRows) and takes at most (0: kClusterMaxRows).
   int cluster_rows = 0;
   int cluster_max_rows = 0;
   // Leaves of at least this many rows hold them in registers (real types, where a cluster
-  // can); 0: never; -1 (auto): 1025.
+  // can); 0: never; -1 (auto): kRegRows.
   int reg_rows = -1;
   // How a cluster's blocks exchange each column's pivot candidates: pushed into every
   // block's shared memory (the default), or read across the cluster after a cluster barrier

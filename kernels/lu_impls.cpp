@@ -100,15 +100,15 @@ const TuneKeys& LuTuning::keys() {
        {"cluster_rows", "0.." + std::to_string(kMostRows),
         "rows a cluster leaf's block aims at: a leaf takes the fewest blocks (a power of two) "
         "that hold its rows at about this many each",
-        "0: 64"},
+        "0: " + std::to_string(kClusterRows)},
        {"cluster_max_rows", "0.." + std::to_string(kMostRows),
         "rows a cluster leaf's block takes at most; taller leaves run on the grid leaf, whose "
         "many blocks update faster than a cluster's 16",
-        "0: 256"},
+        "0: " + std::to_string(kClusterMaxRows)},
        {"reg_rows", "auto|0.." + std::to_string(kMostRows),
         "leaves of at least this many rows hold them in registers (real types, where a cluster "
         "can); 0: never",
-        "auto: 1025"},
+        "auto: " + std::to_string(kRegRows)},
        {"exchange", "push|sync",
         "how a cluster leaf's blocks exchange each column's pivot candidates: push: st.async "
         "into every block's shared memory, awaited on a local mbarrier; sync: read across the "

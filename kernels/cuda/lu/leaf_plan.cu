@@ -24,7 +24,7 @@ constexpr int kMaxRows = ClusterLeaf{}.max_rows;
 // 1.16, from 2049 0.81 / 0.90 / 1.01 / 1.16; from 3073 0.86 at 4096
 // (bench/results/issue16_eleventh_pass_2026-11-28_c845816.md). With 128 rows a block (846f98b):
 // every leaf on registers 0.72 at 2048 against 0.75; from 4097 rows 0.76 at 4096.
-constexpr int kRegRows = 1025;
+constexpr int kRegRows = LuTuning::kRegRows;
 
 // The register leaf's plan for a leaf of M rows: width 0 below LIMITS.reg_rows or where no
 // cluster holds the rows (512 threads a block, 256 bytes of rows a thread).

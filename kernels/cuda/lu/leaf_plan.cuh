@@ -33,8 +33,8 @@ struct ClusterLeaf {
   // 4096 / 8192 / 16384): H100 0.92 / 1.01 / 1.17 against 0.89 / 1.00 / 1.17 at 128; H200 0.90 /
   // 1.01 / 1.17 against 0.87 / 0.99 / 1.17, and 1.04 either way at 32768
   // (bench/results/issue16_fifth_pass_2026-11-25_6e43d85.md).
-  int target_rows = 64;
-  int max_rows = 256;
+  int target_rows = LuTuning::kClusterRows;
+  int max_rows = LuTuning::kClusterMaxRows;
   // How the blocks exchange each column's pivot candidates (LuTuning::exchange): pushed into
   // every block's shared memory by st.async and awaited on a local mbarrier ("push", the
   // default), or published locally and read remotely after a cluster barrier ("sync").
