@@ -27,10 +27,23 @@ bool gpu_memory_rich();
 // The CUDA GPUs this process can use (count 0 with a reason when built without CUDA).
 GpuInfo cuda_devices();
 
+// How long the GPU is held busy ahead of every timed run's start event (CudaRunner, and the
+// copy below): longer than the host takes to launch a run's first kernel or library call, so
+// that the events time the device's work from its first kernel on, as in a run among others
+// on a busy stream, and not the launch's latency on an idle GPU (~4.5 us on an H200, a tenth
+// of a 50 us SpMV). Up to this much of a run's host work ahead of its first launch would be
+// hidden; every runner's launch() enqueues device work from its start.
+inline constexpr double kCudaHeadStartSeconds = 50e-6;
+
 // Bandwidth of a device-to-device copy of BYTES on the first GPU (bytes read plus bytes
-// written, median of REPEAT event-timed copies after a warm-up): the ceiling memory-bound
-// GPU kernels are compared with. Throws DeviceError without a GPU.
+// written, median of REPEAT event-timed copies after a warm-up, each behind the head start
+// above): the ceiling memory-bound GPU kernels are compared with. Throws DeviceError without
+// a GPU.
 double cuda_copy_gbps(std::size_t bytes, int repeat = 20);
+
+// Seconds between two events around a hold of the first GPU's stream for SECONDS (its own
+// timer), the hold timed runs start behind; for the tests. Throws DeviceError without a GPU.
+double cuda_timed_hold(double seconds);
 
 // Resolves --device: "cuda" without a usable GPU throws DeviceError (exit 4); "auto"
 // picks CUDA when present, else the CPU, saying which on stderr when VERBOSE.

@@ -74,6 +74,23 @@ void device_release(void* p) noexcept {
   if (p) cudaFree(p);
 }
 
+namespace {
+constexpr int kHoldThreads = 1;  // one thread waits; the rest of the GPU stays free
+__global__ void __launch_bounds__(kHoldThreads) hold_kernel(unsigned long long ns) {
+  unsigned long long t0 = 0, t = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(500);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+}  // namespace
+
+void hold(cudaStream_t s, double seconds) {
+  hold_kernel<<<1, kHoldThreads, 0, s>>>(static_cast<unsigned long long>(seconds * 1e9));
+  MM_CUDA_LAUNCHED("hold_kernel");
+}
+
 double elapsed(const Event& start, const Event& stop) {
   MM_CUDA(cudaEventSynchronize(stop.get()));
   float ms = 0;

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "device.hpp"
 #include "impl.hpp"
 
 namespace mm::cuda {
@@ -208,6 +209,10 @@ class Event : public Handle<cudaEvent_t, cudaEventDestroy> {
 // Seconds between two recorded events (waits for the second).
 double elapsed(const Event& start, const Event& stop);
 
+// Holds stream S busy for SECONDS by the device's own timer (one thread waiting): what is
+// enqueued behind it starts only after, however long the host took to enqueue it.
+void hold(cudaStream_t s, double seconds);
+
 class Cublas : public Handle<cublasHandle_t, cublasDestroy> {
  public:
   Cublas() { MM_CUDA(cublasCreate(&h_)); }
@@ -232,7 +237,9 @@ int multiprocessors();
 unsigned grid_1d(std::int64_t blocks, const std::string& what);
 
 // A Runner whose compute is device work: run() launches (asynchronously is fine) and
-// timed_run() measures it by events, so the median is kernel time without transfers.
+// timed_run() measures it by events, so the median is kernel time without transfers. The
+// start event waits behind a hold of kCudaHeadStartSeconds (device.hpp), so the launch's
+// latency on an idle GPU falls outside the events.
 class CudaRunner : public Runner {
  public:
   void run() override {
@@ -243,6 +250,7 @@ class CudaRunner : public Runner {
   }
   double timed_run() override {
     before();
+    hold(nullptr, kCudaHeadStartSeconds);
     start_.record();
     launch();
     stop_.record();

@@ -57,6 +57,7 @@ double cuda_copy_gbps(std::size_t bytes, int repeat) {
   cuda::Event start, stop;
   std::vector<double> t;
   for (int i = 0; i <= repeat; ++i) {
+    cuda::hold(nullptr, kCudaHeadStartSeconds);
     start.record();
     MM_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
     stop.record();
@@ -65,6 +66,14 @@ double cuda_copy_gbps(std::size_t bytes, int repeat) {
   }
   std::sort(t.begin(), t.end());
   return 2.0 * static_cast<double>(bytes) / t[t.size() / 2] * 1e-9;
+}
+
+double cuda_timed_hold(double seconds) {
+  cuda::Event start, stop;
+  start.record();
+  cuda::hold(nullptr, seconds);
+  stop.record();
+  return cuda::elapsed(start, stop);
 }
 
 }  // namespace mm

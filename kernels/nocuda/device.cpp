@@ -23,4 +23,8 @@ double cuda_copy_gbps(std::size_t, int) {
   throw DeviceError("built without CUDA");
 }
 
+double cuda_timed_hold(double) {
+  throw DeviceError("built without CUDA");
+}
+
 }  // namespace mm
