@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
     for (const int l2 : {1, 2}) {
       sweeps.push_back({"cuda-vector-k", SpmvTuning{.lanes = 2, .l2 = l2}});
       sweeps.push_back({"cuda-adaptive", SpmvTuning{.l2 = l2}});
+      sweeps.push_back({"cuda-csr-stream", SpmvTuning{.l2 = l2}});
     }
     sweeps.push_back({"cuda-merge", SpmvTuning{.items = 8}});
   }

@@ -70,7 +70,8 @@ const std::vector<std::string> kL2Words = {"plain", "stream", "keep-x"};  // Spm
 const TuneKeys& SpmvTuning::keys() {
   static const TuneKeys k{
       "spmv",
-      "the GPU kernels cuda-vector-k (lanes, l2), cuda-adaptive (l2) and cuda-merge (items, l2)",
+      "the GPU kernels cuda-vector-k (lanes, l2), cuda-csr-stream (l2), cuda-adaptive (l2) and "
+      "cuda-merge (items, l2)",
       {{"lanes", "0|1|2|4|8|16|32",
         "cuda-vector-k: lanes that share a row; 0: about 4 nonzeros a lane (a power of two "
         "2..32 from the mean row length)",
@@ -182,6 +183,14 @@ const ImplList<SpmvMake<I, T>>& spmv_impls() {
     l.push_back({"cuda-merge", Device::cuda,
                  "merge-path tiles of equal work over row ends and nonzeros, one carry fix-up",
                  cuda(SpmvCudaKernel::merge), ImplKind::experimental});
+    // CSR-stream a warp at a time: on the H200 (one run, the bench's matrices) 0.89 of copy on
+    // poisson2d against vector-k's 0.88, but 0.88 / 0.97 against 0.95 / 1.05 on rows of 7, and
+    // 1.07x cuSPARSE on random-8 against 1.03x
+    // (bench/results/issue16_twelfth_pass_2026-11-28_3d6036c.md): the default nowhere.
+    l.push_back({"cuda-csr-stream", Device::cuda,
+                 "a warp per 32 rows: their nonzeros read once in order, products staged in "
+                 "shared memory, a lane sums its row (CSR-stream)",
+                 cuda(SpmvCudaKernel::csr_stream), ImplKind::experimental});
 #endif
     return l;
   }();

@@ -1,6 +1,6 @@
-// Hand-written CUDA SpMV, mmspmv's runner: K lanes a row (vector-k) and merge-path tiles of
-// equal work over row ends and nonzeros (merge) here, and spmv_csr.cu's scalar, vector and
-// adaptive kernels through launch_csr.
+// Hand-written CUDA SpMV, mmspmv's runner: K lanes a row (vector-k), a warp's rows staged
+// (csr-stream) and merge-path tiles of equal work over row ends and nonzeros (merge) here, and
+// spmv_csr.cu's scalar, vector and adaptive kernels through launch_csr.
 #include "cuda/cuda_util.cuh"
 #include "cuda/spmv_csr.cuh"
 #include "cuda/spmv_cuda.hpp"
@@ -20,6 +20,10 @@ using spmv_csr::kThreads;
 // partition and fix-up take too). vector-k: nonzeros a lane loads before it multiplies (loads
 // in flight a lane).
 constexpr int kVectorUnroll = 4;
+// csr-stream: products a warp stages at a time, and loads in flight a lane (one pass over a
+// full stage: on the H200's poisson2d 8 measured 0.92 of copy, 4 and 5 0.75-0.79).
+constexpr int kStreamCap = 256;
+constexpr int kStreamUnroll = kStreamCap / 32;
 // merge: threads a tile; items (row ends + nonzeros) a thread by default, and the static
 // shared memory a tile may take (its row ends and products, and a carry a thread).
 constexpr int kMergeThreads = 256;
@@ -60,6 +64,69 @@ __global__ void __launch_bounds__(kThreads)
   s = cuda::group_sum<K>(s);
   if (live && lane == 0)
     cuda::st_stream(y + i, y0 ? alpha * s + beta * y0[i] : alpha * s, pol.stream);
+}
+
+// ---- csr-stream: a warp per 32 rows, their nonzeros staged --------------------------------
+// The warp reads its rows' nonzeros once, lane after lane (whole sectors, kStreamUnroll loads in
+// flight a lane), stages their products in shared memory kStreamCap at a time, and each lane
+// sums its own row from there; y's 32 rows are written together. Rows of a few nonzeros cost
+// vector-k idle lanes and loads that skip about. Any row lengths are right, but a long row is
+// one lane's sum: the default takes it for short even rows only.
+
+// Stages the N <= kStreamCap products of nonzeros [0, N) of IDX and VAL into PROD. Written as
+// one pass of a loop over 32 * kStreamUnroll items with 32-bit offsets: a form with 64-bit
+// offsets and the guard on the stage's bound (same loads, same registers) measured 0.78 of copy
+// against 0.92 on the H200's poisson2d (its loads were not all in flight before the first use).
+template <class I, class T>
+__device__ __forceinline__ void stream_stage(const I* __restrict__ idx, const T* __restrict__ val,
+                                             const T* __restrict__ x, int n, int lane, T* prod,
+                                             const cuda::L2Policy& pol) {
+  for (int k = lane; k < n; k += 32 * kStreamUnroll) {
+    I c[kStreamUnroll];
+    T v[kStreamUnroll];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) {
+      const int q = k + 32 * u;
+      c[u] = q < n ? cuda::ld_stream(idx + q, pol.stream) : I{};
+      v[u] = q < n ? cuda::ld_stream(val + q, pol.stream) : T{};
+    }
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u)
+      if (k + 32 * u < n) prod[k + 32 * u] = v[u] * cuda::ld_x(x + c[u], pol.x);
+  }
+  __syncwarp();
+}
+
+template <class I, class T>
+__global__ void __launch_bounds__(kThreads)
+    csr_stream_kernel(std::int64_t rows, const I* __restrict__ ptr, const I* __restrict__ idx,
+                      const T* __restrict__ val, const T* __restrict__ x, const T* __restrict__ y0,
+                      T* __restrict__ y, T alpha, T beta, int l2) {
+  __shared__ T prod[kThreads / 32][kStreamCap];
+  const cuda::L2Policy pol = cuda::l2_policy(l2);
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::int64_t r = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
+  if (r - lane >= rows) return;  // whole warps: the warp's first row is past the end
+  const bool live = r < rows;
+  // A lane past the end reads ptr[rows]: its row is empty, at the end of the warp's range.
+  const std::int64_t b = cuda::ld_stream(ptr + (live ? r : rows), pol.stream);
+  const std::int64_t e =
+      live ? static_cast<std::int64_t>(cuda::ld_stream(ptr + r + 1, pol.stream)) : b;
+  const std::int64_t base = __shfl_sync(0xffffffffu, b, 0), end = __shfl_sync(0xffffffffu, e, 31);
+  T s{};
+  if (end - base <= kStreamCap) {  // the rows' nonzeros fit one stage
+    stream_stage(idx + base, val + base, x, static_cast<int>(end - base), lane, prod[w], pol);
+    for (int k = static_cast<int>(b - base); k < static_cast<int>(e - base); ++k) s += prod[w][k];
+  } else {
+    for (std::int64_t c0 = base; c0 < end; c0 += kStreamCap) {
+      const int n = static_cast<int>(end - c0 < kStreamCap ? end - c0 : kStreamCap);
+      stream_stage(idx + c0, val + c0, x, n, lane, prod[w], pol);
+      const std::int64_t lo = b > c0 ? b : c0, hi = e < c0 + n ? e : c0 + n;
+      for (std::int64_t k = lo; k < hi; ++k) s += prod[w][k - c0];
+      __syncwarp();  // the stage is read before the next one overwrites it
+    }
+  }
+  if (live) cuda::st_stream(y + r, y0 ? alpha * s + beta * y0[r] : alpha * s, pol.stream);
 }
 
 // ---- merge: tiles of equal work on the merge path of row ends and nonzeros ------------------
@@ -229,7 +296,7 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
     y_.fill_bytes(0xff);  // poison: every row must be written
     if (kernel_ == SpmvCudaKernel::adaptive) plan_ = spmv_csr::plan_adaptive(a);
     if (kernel_ == SpmvCudaKernel::vector_k || kernel_ == SpmvCudaKernel::merge ||
-        kernel_ == SpmvCudaKernel::adaptive) {
+        kernel_ == SpmvCudaKernel::adaptive || kernel_ == SpmvCudaKernel::csr_stream) {
       // x kept by default, but not by adaptive: on even rows (its direct blocks) keep-x
       // measured 0.52 of copy against 0.77-0.83 plain, and on the others only 3% faster (H100).
       const int fallback = kernel_ == SpmvCudaKernel::adaptive ? cuda::kL2Plain : cuda::kL2KeepX;
@@ -260,6 +327,12 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
         break;
       case SpmvCudaKernel::merge:
         launch_merge(rows, alpha, beta, y0);
+        break;
+      case SpmvCudaKernel::csr_stream:
+        csr_stream_kernel<I, D><<<grid_for(rows), kThreads>>>(rows, ptr_.get(), idx_.get(),
+                                                              val_.dev(), x_.dev(), y0, y_.dev(),
+                                                              alpha, beta, used_.l2);
+        MM_CUDA_LAUNCHED("spmv csr_stream_kernel");
         break;
       default:
         spmv_csr::launch_csr<I, D>(kernel_, rows, ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0,

@@ -8,9 +8,10 @@
 
 namespace mm {
 
-enum class SpmvCudaKernel { scalar, vector, adaptive, vector_k, merge };
+enum class SpmvCudaKernel { scalar, vector, adaptive, vector_k, merge, csr_stream };
 
-// T: the tuning keys of vector_k (lanes, l2) and merge (items, l2); the others take none.
+// T: the tuning keys of vector_k (lanes, l2), merge (items, l2), adaptive and csr_stream (l2);
+// the others take none.
 template <class I, class T>
 std::unique_ptr<Runner> make_spmv_cuda(const SpmvProblem<I, T>& p, SpmvCudaKernel k,
                                        const SpmvTuning& t = {});

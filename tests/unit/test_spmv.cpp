@@ -62,9 +62,10 @@ void check_general_impls(Device device) {
   EXPECT_GT(ran, 0) << "no implementation for this device";
 }
 
-// cuda-vector-k at every lane count and cuda-merge at every tile size, under every L2 mode,
-// against ref: the awkward shapes plus rows spanning many merge tiles, tiles of row ends only
-// (mostly empty rows) and power-law-like row lengths.
+// cuda-vector-k at every lane count and cuda-merge at every tile size, under every L2 mode
+// (cuda-csr-stream and cuda-adaptive too), against ref: the awkward shapes plus rows spanning
+// many merge tiles, tiles of row ends only (mostly empty rows), warps of rows whose nonzeros
+// overrun one csr-stream stage (~9 a row: ~290 a warp) and power-law-like row lengths.
 template <class I, class T>
 void check_cuda_tunings() {
   auto shapes = test::awkward_shapes();
@@ -72,6 +73,7 @@ void check_cuda_tunings() {
   shapes.push_back({"mostly-empty", 6000, 50, 0.001, true});        // tiles without nonzeros
   shapes.push_back({"one-dense-row", 1, 9000, 1.0});                // 1 x 9000, a single row
   shapes.push_back({"tall-thin", 9000, 1, 0.7, true});              // a column
+  shapes.push_back({"stage-crossing", 4000, 300, 0.03});            // ~9 a row
   std::vector<std::pair<std::string, SpmvTuning>> runs;
   for (const int lanes : {1, 2, 4, 8, 16, 32})
     runs.push_back({"cuda-vector-k", SpmvTuning{.lanes = lanes}});
@@ -80,6 +82,7 @@ void check_cuda_tunings() {
     runs.push_back({"cuda-vector-k", SpmvTuning{.l2 = l2}});
     runs.push_back({"cuda-merge", SpmvTuning{.l2 = l2}});
     runs.push_back({"cuda-adaptive", SpmvTuning{.l2 = l2}});
+    runs.push_back({"cuda-csr-stream", SpmvTuning{.l2 = l2}});
   }
   // Power-law-like rows: lengths 1 / u^2 (a few hundred at most), in a random order.
   Csr<I, T> pl;
@@ -131,7 +134,7 @@ void check_cuda_tunings() {
         if (tuning.items && (tuning.items < 8 || sizeof(I) + sizeof(T) < 24)) {
           EXPECT_EQ(used.value("items", 0), tuning.items) << what;
         }
-        if (impl_name != "cuda-adaptive") {
+        if (impl_name == "cuda-vector-k" || impl_name == "cuda-merge") {
           EXPECT_EQ(used.count(impl_name == "cuda-merge" ? "items" : "lanes"), 1u) << what;
         }
         const int mode = tuning.l2 ? tuning.l2 : impl_name == "cuda-adaptive" ? 1 : 3;
