@@ -97,10 +97,7 @@ __device__ __forceinline__ void stream_stage(const I* __restrict__ idx, const T*
   __syncwarp();
 }
 
-// ONE: every warp's rows fit one stage (the runner checks A once), and the kernel holds that
-// path alone: beside the stage loop it measured 47.5 us on the H200's poisson2d against 46.3 us
-// alone (the probe of bench/results/issue16_twelfth_pass_2026-11-28_3d6036c.md).
-template <bool ONE, class I, class T>
+template <class I, class T>
 __global__ void __launch_bounds__(kThreads)
     csr_stream_kernel(std::int64_t rows, const I* __restrict__ ptr, const I* __restrict__ idx,
                       const T* __restrict__ val, const T* __restrict__ x, const T* __restrict__ y0,
@@ -117,7 +114,7 @@ __global__ void __launch_bounds__(kThreads)
       live ? static_cast<std::int64_t>(cuda::ld_stream(ptr + r + 1, pol.stream)) : b;
   const std::int64_t base = __shfl_sync(0xffffffffu, b, 0), end = __shfl_sync(0xffffffffu, e, 31);
   T s{};
-  if constexpr (ONE) {
+  if (end - base <= kStreamCap) {  // the rows' nonzeros fit one stage
     stream_stage(idx + base, val + base, x, static_cast<int>(end - base), lane, prod[w], pol);
     for (int k = static_cast<int>(b - base); k < static_cast<int>(e - base); ++k) s += prod[w][k];
   } else {
@@ -298,13 +295,6 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
     y_ = cuda::Buffer<T>(static_cast<std::size_t>(a.rows));
     y_.fill_bytes(0xff);  // poison: every row must be written
     if (kernel_ == SpmvCudaKernel::adaptive) plan_ = spmv_csr::plan_adaptive(a);
-    if (kernel_ == SpmvCudaKernel::csr_stream) {  // whether every warp's 32 rows fit one stage
-      stream_one_ = true;
-      for (std::int64_t r = 0; r < a.rows && stream_one_; r += 32)
-        stream_one_ = a.ptr[static_cast<std::size_t>(std::min(r + 32, a.rows))] -
-                          a.ptr[static_cast<std::size_t>(r)] <=
-                      kStreamCap;
-    }
     if (kernel_ == SpmvCudaKernel::vector_k || kernel_ == SpmvCudaKernel::merge ||
         kernel_ == SpmvCudaKernel::adaptive || kernel_ == SpmvCudaKernel::csr_stream) {
       // x kept by default, but not by adaptive: on even rows (its direct blocks) keep-x
@@ -339,10 +329,9 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
         launch_merge(rows, alpha, beta, y0);
         break;
       case SpmvCudaKernel::csr_stream:
-        (stream_one_ ? csr_stream_kernel<true, I, D>
-                     : csr_stream_kernel<false, I, D>)<<<grid_for(rows), kThreads>>>(
-            rows, ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0, y_.dev(), alpha, beta,
-            used_.l2);
+        csr_stream_kernel<I, D><<<grid_for(rows), kThreads>>>(rows, ptr_.get(), idx_.get(),
+                                                              val_.dev(), x_.dev(), y0, y_.dev(),
+                                                              alpha, beta, used_.l2);
         MM_CUDA_LAUNCHED("spmv csr_stream_kernel");
         break;
       default:
@@ -439,7 +428,6 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
   cuda::Buffer<I> ptr_, idx_;
   cuda::Buffer<T> val_, x_, y0_, y_;
   spmv_csr::AdaptivePlan plan_;
-  bool stream_one_ = false;  // csr-stream: every warp's rows fit one stage
   std::int64_t tiles_ = 0;
   cuda::Buffer<std::int64_t> starts_, carry_row_;
   cuda::Buffer<T> carry_val_;
