@@ -31,8 +31,8 @@ GpuInfo cuda_devices();
 // copy below): longer than the host takes to launch a run's first kernel or library call, so
 // that the events time the device's work from its first kernel on, as in a run among others
 // on a busy stream, and not the launch's latency on an idle GPU (~4.5 us on an H200, a tenth
-// of a 50 us SpMV). Up to this much of a run's host work ahead of its first launch would be
-// hidden; every runner's launch() enqueues device work from its start.
+// of a 50 us SpMV). Up to this much of a run's host work ahead of its first launch is hidden:
+// the runners' launch() enqueue device work first, but for cuSPARSE SpGEMM's descriptors.
 inline constexpr double kCudaHeadStartSeconds = 50e-6;
 
 // Bandwidth of a device-to-device copy of BYTES on the first GPU (bytes read plus bytes

@@ -21,7 +21,8 @@ using spmv_csr::kThreads;
 // in flight a lane).
 constexpr int kVectorUnroll = 4;
 // csr-stream: products a warp stages at a time, and loads in flight a lane (one pass over a
-// full stage: on the H200's poisson2d 8 measured 0.92 of copy, 4 and 5 0.75-0.79).
+// full stage: in a stand-alone probe on the H200's poisson2d 8 measured 0.92 of copy, 4 and 5
+// 0.75-0.79).
 constexpr int kStreamCap = 256;
 constexpr int kStreamUnroll = kStreamCap / 32;
 // merge: threads a tile; items (row ends + nonzeros) a thread by default, and the static
@@ -71,12 +72,12 @@ __global__ void __launch_bounds__(kThreads)
 // flight a lane), stages their products in shared memory kStreamCap at a time, and each lane
 // sums its own row from there; y's 32 rows are written together. Rows of a few nonzeros cost
 // vector-k idle lanes and loads that skip about. Any row lengths are right, but a long row is
-// one lane's sum: the default takes it for short even rows only.
+// one lane's sum. Experimental, the default nowhere (spmv_impls.cpp says why).
 
 // Stages the N <= kStreamCap products of nonzeros [0, N) of IDX and VAL into PROD. Written as
 // one pass of a loop over 32 * kStreamUnroll items with 32-bit offsets: a form with 64-bit
-// offsets and the guard on the stage's bound (same loads, same registers) measured 0.78 of copy
-// against 0.92 on the H200's poisson2d (its loads were not all in flight before the first use).
+// offsets and the guard on the stage's bound (same loads, same registers) measured 0.76 of copy
+// here against 0.89 on the H200's poisson2d (bench/results/issue16_twelfth_pass_*.md).
 template <class I, class T>
 __device__ __forceinline__ void stream_stage(const I* __restrict__ idx, const T* __restrict__ val,
                                              const T* __restrict__ x, int n, int lane, T* prod,
