@@ -81,10 +81,11 @@ template <class I, class T>
 SpmvRowStats spmv_row_stats(const Csr<I, T>& a);
 
 // The GPU implementation for a matrix of these row statistics, by name (an entry of
-// spmv_impls): cuda-vector-k where rows are even, cuda-adaptive where a few very long rows
-// hold much of the matrix, cuSPARSE for spread rows between. The rule and the measurements
-// behind it: spmv_impls.cpp.
-std::string spmv_cuda_choice(const SpmvRowStats& s);
+// spmv_impls): cuda-vector-k where rows are even (cuda-csr-stream where they are also shorter
+// than 6 and MEMORY_RICH, the GPU's gpu_memory_rich() of device.hpp), cuda-adaptive where a few
+// very long rows hold much of the matrix, cuSPARSE for spread rows between. The rule and the
+// measurements behind it: spmv_impls.cpp.
+std::string spmv_cuda_choice(const SpmvRowStats& s, bool memory_rich);
 // cuda-vector-k's lanes a row for a mean row length (its default): about 4 nonzeros a lane,
 // a power of two 2..32.
 int spmv_lanes(double mean_row);

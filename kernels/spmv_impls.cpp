@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "device.hpp"
 #include "instantiate.hpp"
 #include "spmv.hpp"
 
@@ -130,7 +131,7 @@ int spmv_lanes(double mean_row) {
   return k;
 }
 
-std::string spmv_cuda_choice(const SpmvRowStats& s) {
+std::string spmv_cuda_choice(const SpmvRowStats& s, bool memory_rich) {
   // Measured on the H100 (bench/results/spmv_gpu_h100_*.md), x cuSPARSE:
   //  - even rows (cv <= 0.5, no row beyond 4x the mean or 32): cuda-vector-k, 1.04-1.50x
   //    (it leaves a group's lanes idle for all but its longest row's length, so only there);
@@ -138,8 +139,12 @@ std::string spmv_cuda_choice(const SpmvRowStats& s) {
   //    rows of 10 has cv 143): cuda-adaptive, whose long-row chunks spread over the GPU, 1.13x;
   //  - spread rows between (power-law, alpha 1.5 to 3: cv 0.6-7): cuSPARSE, where
   //    cuda-adaptive and cuda-merge reach 0.94-1.00x.
+  //  - on a memory-rich GPU (the H200, gpu_memory_rich), even rows of fewer than 6: the warp
+  //    staging them, cuda-csr-stream (H200, poisson2d's rows of 5: see its entry below);
+  //    vector-k stays on rows of 7 there (0.95-1.05 of copy against 0.88-0.97) and on the
+  //    H100, where it reached 92-101% of copy on rows of 5-7.
   if (s.cv <= 0.5 && static_cast<double>(s.max) <= 4.0 * std::max(s.mean, 8.0))
-    return "cuda-vector-k";
+    return memory_rich && s.mean < 6.0 ? "cuda-csr-stream" : "cuda-vector-k";
   if (s.cv >= 20) return "cuda-adaptive";
   return "cusparse";
 }
@@ -148,7 +153,7 @@ template <class I, class T>
 const Impl<SpmvMake<I, T>>& spmv_default_impl(const Csr<I, T>& a, Device device) {
   const auto& list = spmv_impls<I, T>();
   if (device != Device::cuda) return pick_impl(list, "spmv", "", device);
-  return pick_impl(list, "spmv", spmv_cuda_choice(spmv_row_stats(a)), device);
+  return pick_impl(list, "spmv", spmv_cuda_choice(spmv_row_stats(a), gpu_memory_rich()), device);
 }
 
 template <class I, class T>
@@ -170,6 +175,13 @@ const ImplList<SpmvMake<I, T>>& spmv_impls() {
     l.push_back({"cuda-vector-k", Device::cuda,
                  "k lanes a row (k from the mean row length), the matrix streamed past x in L2",
                  cuda(SpmvCudaKernel::vector_k)});
+    // CSR-stream a warp at a time. On the H200, one run of the bench's matrices: 0.92 of copy
+    // on poisson2d against vector-k's 0.88, but 0.88 / 0.97 against 0.95 / 1.05 on rows of 7
+    // (bench/results/issue16_twelfth_pass_2026-11-28_3d6036c.md): spmv_cuda_choice.
+    l.push_back({"cuda-csr-stream", Device::cuda,
+                 "a warp per 32 rows: their nonzeros read once in order, products staged in "
+                 "shared memory, a lane sums its row (CSR-stream)",
+                 cuda(SpmvCudaKernel::csr_stream)});
     l.push_back({"cuda-adaptive", Device::cuda,
                  "row blocks balanced by nonzeros, staged in shared memory",
                  cuda(SpmvCudaKernel::adaptive)});
@@ -183,14 +195,6 @@ const ImplList<SpmvMake<I, T>>& spmv_impls() {
     l.push_back({"cuda-merge", Device::cuda,
                  "merge-path tiles of equal work over row ends and nonzeros, one carry fix-up",
                  cuda(SpmvCudaKernel::merge), ImplKind::experimental});
-    // CSR-stream a warp at a time: on the H200 (one run, the bench's matrices) 0.89 of copy on
-    // poisson2d against vector-k's 0.88, but 0.88 / 0.97 against 0.95 / 1.05 on rows of 7, and
-    // 1.07x cuSPARSE on random-8 against 1.03x
-    // (bench/results/issue16_twelfth_pass_2026-11-28_3d6036c.md): the default nowhere.
-    l.push_back({"cuda-csr-stream", Device::cuda,
-                 "a warp per 32 rows: their nonzeros read once in order, products staged in "
-                 "shared memory, a lane sums its row (CSR-stream)",
-                 cuda(SpmvCudaKernel::csr_stream), ImplKind::experimental});
 #endif
     return l;
   }();

@@ -72,7 +72,8 @@ __global__ void __launch_bounds__(kThreads)
 // flight a lane), stages their products in shared memory kStreamCap at a time, and each lane
 // sums its own row from there; y's 32 rows are written together. Rows of a few nonzeros cost
 // vector-k idle lanes and loads that skip about. Any row lengths are right, but a long row is
-// one lane's sum. Experimental, the default nowhere (spmv_impls.cpp says why).
+// one lane's sum. The default on memory-rich GPUs for even rows shorter than 6 (spmv_impls.cpp's
+// spmv_cuda_choice says why).
 
 // Stages the N <= kStreamCap products of nonzeros [0, N) of IDX and VAL into PROD. Written as
 // one pass of a loop over 32 * kStreamUnroll items with 32-bit offsets: a form with 64-bit
@@ -110,11 +111,15 @@ __global__ void __launch_bounds__(kThreads)
   if (r - lane >= rows) return;  // whole warps: the warp's first row is past the end
   const bool live = r < rows;
   // A lane past the end reads ptr[rows]: its row is empty, at the end of the warp's range.
-  const std::int64_t b = cuda::ld_stream(ptr + (live ? r : rows), pol.stream);
-  const std::int64_t e =
-      live ? static_cast<std::int64_t>(cuda::ld_stream(ptr + r + 1, pol.stream)) : b;
-  const std::int64_t base = __shfl_sync(0xffffffffu, b, 0), end = __shfl_sync(0xffffffffu, e, 31);
+  // Offsets in the index type: as 64-bit values (int32 indices) the kernel measured 47.4 us on
+  // the H200's poisson2d against 46.7 us (a stand-alone copy of this kernel, twelfth pass's
+  // follow-up in bench/results/issue16_thirteenth_pass_*.md).
+  const I b = cuda::ld_stream(ptr + (live ? r : rows), pol.stream);
+  const I e = live ? cuda::ld_stream(ptr + r + 1, pol.stream) : b;
+  const I base = __shfl_sync(0xffffffffu, b, 0), end = __shfl_sync(0xffffffffu, e, 31);
   T s{};
+  // Both paths are kept although the loop alone would cover the first: that copy of the kernel
+  // ran poisson2d in 50.0 us with the first path alone, and a loop-only form 54.8 us.
   if (end - base <= kStreamCap) {  // the rows' nonzeros fit one stage
     stream_stage(idx + base, val + base, x, static_cast<int>(end - base), lane, prod[w], pol);
     for (int k = static_cast<int>(b - base); k < static_cast<int>(e - base); ++k) s += prod[w][k];

@@ -134,9 +134,8 @@ TEST(Impls, EveryRegistryKeepsItsPromises) {
 #ifdef MM_HAVE_CUDA
   // cuda-dmma-bk16 and -884 (double GEMM), cuda-sgemm-bk32, -128 and cuda-regblock (single
   // GEMM), cuda-n128-tf32 and cuda-wmma-tf32 (TF32 GEMM), cuda-norm-ry2, -ry4 and -col (two
-  // precisions), spmv's cuda-merge and cuda-csr-stream (two lists each), the CSR transpose's
-  // cuda-scatter.
-  EXPECT_EQ(experimental, 2 + 3 + 2 + 3 * 2 + 2 * 2 + 1);
+  // precisions), spmv's cuda-merge (two lists), the CSR transpose's cuda-scatter.
+  EXPECT_EQ(experimental, 2 + 3 + 2 + 3 * 2 + 2 + 1);
 #else
   EXPECT_EQ(experimental, 0);  // every experimental one is a CUDA kernel
 #endif

@@ -182,16 +182,24 @@ TEST(Spmv, LanesFollowTheMeanRowLength) {
 
 TEST(Spmv, ChoiceFollowsTheRowStatistics) {
   // Even rows (a 2D Poisson matrix: 5 a row, cv 0.1): K lanes a row.
-  EXPECT_EQ(spmv_cuda_choice({2250000, 11244000, 5, 4.997, 0.05}), "cuda-vector-k");
+  EXPECT_EQ(spmv_cuda_choice({2250000, 11244000, 5, 4.997, 0.05}, false), "cuda-vector-k");
   // Uniform random rows of 8: even too.
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 8, 8.0, 0.0}), "cuda-vector-k");
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 8, 8.0, 0.0}, false), "cuda-vector-k");
   // Rows of 8 a row but one of 100: not even (lanes would idle on it).
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000092, 100, 8.0, 0.02}), "cusparse");
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000092, 100, 8.0, 0.02}, false), "cusparse");
   // Power-law rows (spread, rows of thousands): cuSPARSE.
-  EXPECT_EQ(spmv_cuda_choice({2000000, 15896029, 43046, 7.95, 6.92}), "cusparse");
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000887, 678, 8.0, 0.57}), "cusparse");
+  EXPECT_EQ(spmv_cuda_choice({2000000, 15896029, 43046, 7.95, 6.92}, false), "cusparse");
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000887, 678, 8.0, 0.57}, false), "cusparse");
   // Four full rows of 1M among rows of 10: adaptive's chunks.
-  EXPECT_EQ(spmv_cuda_choice({1000000, 13999960, 1000000, 14.0, 142.9}), "cuda-adaptive");
+  EXPECT_EQ(spmv_cuda_choice({1000000, 13999960, 1000000, 14.0, 142.9}, false), "cuda-adaptive");
+  // On a memory-rich GPU (the H200) even rows shorter than 6 go to the staging warp, and only
+  // they: rows of 7 and 8, spread rows and a few long ones choose as above.
+  EXPECT_EQ(spmv_cuda_choice({2250000, 11244000, 5, 4.997, 0.05}, true), "cuda-csr-stream");
+  EXPECT_EQ(spmv_cuda_choice({2197000, 15277600, 7, 6.95, 0.03}, true), "cuda-vector-k");
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 8, 8.0, 0.0}, true), "cuda-vector-k");
+  EXPECT_EQ(spmv_cuda_choice({2000000, 16000092, 100, 8.0, 0.02}, true), "cusparse");
+  EXPECT_EQ(spmv_cuda_choice({2000000, 15896029, 43046, 7.95, 6.92}, true), "cusparse");
+  EXPECT_EQ(spmv_cuda_choice({1000000, 13999960, 1000000, 14.0, 142.9}, true), "cuda-adaptive");
 }
 
 TEST(Spmv, TuningKeysParse) {
@@ -209,6 +217,43 @@ TEST(Spmv, TuningKeysParse) {
 TEST(Spmv, DefaultOnTheCpuIsTheListsFirst) {
   const auto a = test::random_csr<std::int32_t, double>({"t", 50, 50, 0.1}, 3);
   EXPECT_EQ(spmv_default_impl(a, Device::cpu).name, "cpu-csr");
+}
+
+// On the GPU the default follows the row statistics and the GPU: a 2D Poisson matrix's rows of
+// 3-5 go to the staging warp where memory is rich against the multiprocessors (the H200), else
+// to K lanes a row; and the staging warp's result matches ref on it.
+TEST(Spmv, DefaultOnTheGpuFollowsTheGpu) {
+  MM_REQUIRE_GPU();
+  constexpr std::int64_t m = 70;
+  Csr<std::int32_t, double> a;
+  a.rows = a.cols = m * m;
+  a.ptr.push_back(0);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < m; ++j) {
+      const auto r = static_cast<std::int32_t>(i * m + j);
+      for (const std::int32_t c :
+           {r - static_cast<std::int32_t>(m), r - 1, r, r + 1, r + static_cast<std::int32_t>(m)}) {
+        const bool inside = c >= 0 && c < a.rows && (c == r || c / m == i || c % m == j);
+        if (!inside) continue;
+        a.idx.push_back(c);
+        a.val.push_back(c == r ? 4.0 : -1.0 - 0.001 * static_cast<double>(c % 13));
+      }
+      a.ptr.push_back(static_cast<std::int32_t>(a.idx.size()));
+    }
+  const auto& impl = spmv_default_impl(a, Device::cuda);
+  EXPECT_EQ(impl.name, gpu_memory_rich() ? "cuda-csr-stream" : "cuda-vector-k");
+  std::vector<double> x(static_cast<std::size_t>(a.cols)), y(x.size()), want(x.size());
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = 1.0 + static_cast<double>(k % 7) * 0.25;
+  spmv_ref(a, x.data(), want.data(), 1.0, 0.0);
+  SpmvProblem<std::int32_t, double> p;
+  p.full = &a;
+  p.x = x.data();
+  p.y = y.data();
+  auto run = impl.make(p);
+  run->upload();
+  run->run();
+  run->download();
+  for (std::size_t k = 0; k < y.size(); ++k) ASSERT_NEAR(y[k], want[k], 1e-12) << "row " << k;
 }
 
 TYPED_TEST(SpmvTypes, CpuImplsMatchRefOnAwkwardShapes) {
