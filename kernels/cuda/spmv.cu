@@ -25,6 +25,10 @@ constexpr int kVectorUnroll = 4;
 // 0.75-0.79).
 constexpr int kStreamCap = 256;
 constexpr int kStreamUnroll = kStreamCap / 32;
+// csr-stream's threads a block: a stand-alone copy of its kernel ran the H200's poisson2d in
+// 46.3 us with 128, 46.5-46.9 with 256 and 51.6-52.0 with 512 (bench/results/
+// issue16_thirteenth_pass_*.md).
+constexpr int kStreamThreads = 128;
 // merge: threads a tile; items (row ends + nonzeros) a thread by default, and the static
 // shared memory a tile may take (its row ends and products, and a carry a thread).
 constexpr int kMergeThreads = 256;
@@ -100,14 +104,14 @@ __device__ __forceinline__ void stream_stage(const I* __restrict__ idx, const T*
 }
 
 template <class I, class T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kStreamThreads)
     csr_stream_kernel(std::int64_t rows, const I* __restrict__ ptr, const I* __restrict__ idx,
                       const T* __restrict__ val, const T* __restrict__ x, const T* __restrict__ y0,
                       T* __restrict__ y, T alpha, T beta, int l2) {
-  __shared__ T prod[kThreads / 32][kStreamCap];
+  __shared__ T prod[kStreamThreads / 32][kStreamCap];
   const cuda::L2Policy pol = cuda::l2_policy(l2);
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const std::int64_t r = blockIdx.x * static_cast<std::int64_t>(kThreads) + threadIdx.x;
+  const std::int64_t r = blockIdx.x * static_cast<std::int64_t>(kStreamThreads) + threadIdx.x;
   if (r - lane >= rows) return;  // whole warps: the warp's first row is past the end
   const bool live = r < rows;
   // A lane past the end reads ptr[rows]: its row is empty, at the end of the warp's range.
@@ -335,9 +339,9 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
         launch_merge(rows, alpha, beta, y0);
         break;
       case SpmvCudaKernel::csr_stream:
-        csr_stream_kernel<I, D><<<grid_for(rows), kThreads>>>(rows, ptr_.get(), idx_.get(),
-                                                              val_.dev(), x_.dev(), y0, y_.dev(),
-                                                              alpha, beta, used_.l2);
+        csr_stream_kernel<I, D><<<(rows + kStreamThreads - 1) / kStreamThreads, kStreamThreads>>>(
+            rows, ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0, y_.dev(), alpha, beta,
+            used_.l2);
         MM_CUDA_LAUNCHED("spmv csr_stream_kernel");
         break;
       default:
