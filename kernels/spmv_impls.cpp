@@ -140,9 +140,9 @@ std::string spmv_cuda_choice(const SpmvRowStats& s, bool memory_rich) {
   //  - spread rows between (power-law, alpha 1.5 to 3: cv 0.6-7): cuSPARSE, where
   //    cuda-adaptive and cuda-merge reach 0.94-1.00x.
   //  - on a memory-rich GPU (the H200, gpu_memory_rich), even rows of fewer than 6: the warp
-  //    staging them, cuda-csr-stream (H200, poisson2d's rows of 5: see its entry below);
-  //    vector-k stays on rows of 7 there (0.95-1.05 of copy against 0.88-0.97) and on the
-  //    H100, where it reached 92-101% of copy on rows of 5-7.
+  //    staging them, cuda-csr-stream (H200, poisson2d's rows of 5: 0.91 of copy against
+  //    0.88, see its entry below); vector-k stays on rows of 7 there (0.95-1.05 of copy
+  //    against 0.88-0.98) and on the H100, where it reached 92-101% of copy on rows of 5-7.
   if (s.cv <= 0.5 && static_cast<double>(s.max) <= 4.0 * std::max(s.mean, 8.0))
     return memory_rich && s.mean < 6.0 ? "cuda-csr-stream" : "cuda-vector-k";
   if (s.cv >= 20) return "cuda-adaptive";
@@ -175,9 +175,11 @@ const ImplList<SpmvMake<I, T>>& spmv_impls() {
     l.push_back({"cuda-vector-k", Device::cuda,
                  "k lanes a row (k from the mean row length), the matrix streamed past x in L2",
                  cuda(SpmvCudaKernel::vector_k)});
-    // CSR-stream a warp at a time. On the H200, one run of the bench's matrices: 0.92 of copy
-    // on poisson2d against vector-k's 0.88, but 0.88 / 0.97 against 0.95 / 1.05 on rows of 7
-    // (bench/results/issue16_twelfth_pass_2026-11-28_3d6036c.md): spmv_cuda_choice.
+    // CSR-stream a warp at a time. On the H200, three runs of the bench's matrices at 9e23b73:
+    // 0.91 of copy on poisson2d against vector-k's 0.88, but 0.88-0.89 / 0.97-0.98 against
+    // 0.95 / 1.05 on poisson3d's and banded rows of 7, and 1.07x cuSPARSE on random-8 against
+    // 1.03x, too little to tell its rows of 8 from banded ones by their lengths
+    // (bench/results/issue16_thirteenth_pass_2026-11-28_9e23b73.md): spmv_cuda_choice.
     l.push_back({"cuda-csr-stream", Device::cuda,
                  "a warp per 32 rows: their nonzeros read once in order, products staged in "
                  "shared memory, a lane sums its row (CSR-stream)",
