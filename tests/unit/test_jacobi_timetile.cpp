@@ -187,6 +187,36 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
+// GOT (cuda-timetile's grid and result) against WANT (cuda-norm's): the grid, the iteration
+// count and whether it converged bit for bit; the change exactly where both sum the same
+// squares in the same order (EXACT_NORM), else within the rounding of the sum.
+template <class T>
+void expect_as_cuda_norm(const std::vector<T>& got, const JacobiResult& got_r,
+                         const std::vector<T>& want, const JacobiResult& want_r, bool exact_norm,
+                         const std::string& what) {
+  EXPECT_TRUE(same_bits(got, want)) << what;
+  EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+  EXPECT_EQ(got_r.converged, want_r.converged) << what;
+  if (exact_norm) {
+    EXPECT_EQ(got_r.norm, want_r.norm) << what;
+  } else {
+    EXPECT_NEAR(got_r.norm, want_r.norm, 1e-10 * want_r.norm) << what;
+  }
+}
+
+// cuda-timetile (TUNE, K sweeps a pass; 0: its default) and cuda-norm on the same room and
+// stop, compared as above.
+template <class T>
+void expect_timetile_as_cuda_norm(int dim, std::int64_t n, const JacobiStop& stop,
+                                  const JacobiTuning& tune, int k, bool exact_norm) {
+  JacobiResult want_r, got_r;
+  const auto want = test::run_stencil(stencil_impl<T>("cuda-norm"), dim, n, stop, want_r);
+  const auto got =
+      test::run_stencil(stencil_impl<T>("cuda-timetile"), dim, n, stop, got_r, tune, k);
+  expect_as_cuda_norm(got, got_r, want, want_r, exact_norm,
+                      std::to_string(dim) + "D N=" + std::to_string(n) + " K=" + std::to_string(k));
+}
+
 template <class T>
 class TimeTileTypes : public ::testing::Test {};
 using RealTypes = ::testing::Types<float, double>;
@@ -223,15 +253,8 @@ TYPED_TEST(TimeTileTypes, MatchesCudaNormBitForBit) {
                                    " max_iter " + std::to_string(stop.max_iter) + " check " +
                                    std::to_string(stop.check_every) + " tol " +
                                    std::to_string(stop.tol) + " tuning " + tune.to_json().dump();
-          EXPECT_TRUE(same_bits(got, want)) << what;
-          EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
-          EXPECT_EQ(got_r.converged, want_r.converged) << what;
           // Fused: the same squares summed in another order (rounding of the sum only).
-          if (tune.norm == 2) {
-            EXPECT_EQ(got_r.norm, want_r.norm) << what;
-          } else {
-            EXPECT_NEAR(got_r.norm, want_r.norm, 1e-10 * want_r.norm) << what;
-          }
+          expect_as_cuda_norm(got, got_r, want, want_r, tune.norm == 2, what);
           ++ran;
         }
         if (stop.tol >= 0) {
@@ -254,18 +277,9 @@ TYPED_TEST(TimeTileTypes, MatchesCudaNormBitForBit) {
 TYPED_TEST(TimeTileTypes, LargerRoomsMatchCudaNorm) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
-  const auto& tiled = stencil_impl<T>("cuda-timetile");
-  const auto& plain = stencil_impl<T>("cuda-norm");
-  for (const std::int64_t n : {200, 257}) {
-    const int k = stencil_time_tile_default(sizeof(T));
-    const JacobiStop stop{4 * k, -1, k};
-    JacobiResult want_r, got_r;
-    const auto want = test::run_stencil(plain, 3, n, stop, want_r);
-    const auto got = test::run_stencil(tiled, 3, n, stop, got_r);
-    EXPECT_TRUE(same_bits(got, want)) << n;
-    EXPECT_EQ(got_r.iterations, want_r.iterations) << n;
-    EXPECT_NEAR(got_r.norm, want_r.norm, 1e-10 * want_r.norm) << n;
-  }
+  const int k = stencil_time_tile_default(sizeof(T));
+  for (const std::int64_t n : {200, 257})
+    expect_timetile_as_cuda_norm<T>(3, n, JacobiStop{4 * k, -1, k}, JacobiTuning{}, 0, false);
 }
 
 // The plain sweeps of norm=plain where their ring of stages takes more than the 48 KB of
@@ -275,33 +289,15 @@ TYPED_TEST(TimeTileTypes, LargerRoomsMatchCudaNorm) {
 // (order alternate where the plan takes it): cuda-norm's grid and change bit for bit.
 TYPED_TEST(TimeTileTypes, PlainSweepsWithLargeRingsLaunch) {
   MM_REQUIRE_GPU();
-  using T = TypeParam;
-  const auto& tiled = stencil_impl<T>("cuda-timetile");
-  const auto& plain = stencil_impl<T>("cuda-norm");
-  const int k = 2;
-  const JacobiStop stop{4 * k, -1, k};
-  JacobiResult want_r, got_r;
-  const auto want = test::run_stencil(plain, 3, 512, stop, want_r);
-  const auto got = test::run_stencil(tiled, 3, 512, stop, got_r, JacobiTuning{0, 0, 2}, k);
-  EXPECT_TRUE(same_bits(got, want));
-  EXPECT_EQ(got_r.iterations, want_r.iterations);
-  EXPECT_EQ(got_r.norm, want_r.norm);
+  expect_timetile_as_cuda_norm<TypeParam>(3, 512, JacobiStop{8, -1, 2}, JacobiTuning{0, 0, 2}, 2,
+                                          true);
 }
 
 // The 2D room: cuda-norm's sweep (no time tiling), so cuda-norm's grid and change bit for bit.
 TYPED_TEST(TimeTileTypes, TwoDimensionsAreCudaNorms) {
   MM_REQUIRE_GPU();
-  using T = TypeParam;
-  const auto& tiled = stencil_impl<T>("cuda-timetile");
-  const auto& plain = stencil_impl<T>("cuda-norm");
-  for (const std::int64_t n : {5, 33, 1000}) {
-    const JacobiStop stop{9, -1, 3};
-    JacobiResult want_r, got_r;
-    const auto want = test::run_stencil(plain, 2, n, stop, want_r);
-    const auto got = test::run_stencil(tiled, 2, n, stop, got_r);
-    EXPECT_TRUE(same_bits(got, want)) << n;
-    EXPECT_EQ(got_r.norm, want_r.norm) << n;
-  }
+  for (const std::int64_t n : {5, 33, 1000})
+    expect_timetile_as_cuda_norm<TypeParam>(2, n, JacobiStop{9, -1, 3}, JacobiTuning{}, 0, true);
 }
 
 }  // namespace
