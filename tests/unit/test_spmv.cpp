@@ -181,25 +181,45 @@ TEST(Spmv, LanesFollowTheMeanRowLength) {
 }
 
 TEST(Spmv, ChoiceFollowsTheRowStatistics) {
-  // Even rows (a 2D Poisson matrix: 5 a row, cv 0.1): K lanes a row.
-  EXPECT_EQ(spmv_cuda_choice({2250000, 11244000, 5, 4.997, 0.05}, false), "cuda-vector-k");
-  // Uniform random rows of 8: even too.
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 8, 8.0, 0.0}, false), "cuda-vector-k");
-  // Rows of 8 a row but one of 100: not even (lanes would idle on it).
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000092, 100, 8.0, 0.02}, false), "cusparse");
-  // Power-law rows (spread, rows of thousands): cuSPARSE.
-  EXPECT_EQ(spmv_cuda_choice({2000000, 15896029, 43046, 7.95, 6.92}, false), "cusparse");
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000887, 678, 8.0, 0.57}, false), "cusparse");
-  // Four full rows of 1M among rows of 10: adaptive's chunks.
-  EXPECT_EQ(spmv_cuda_choice({1000000, 13999960, 1000000, 14.0, 142.9}, false), "cuda-adaptive");
-  // On a memory-rich GPU (the H200) even rows shorter than 6 go to the staging warp, and only
-  // they: rows of 7 and 8, spread rows and a few long ones choose as above.
-  EXPECT_EQ(spmv_cuda_choice({2250000, 11244000, 5, 4.997, 0.05}, true), "cuda-csr-stream");
-  EXPECT_EQ(spmv_cuda_choice({2197000, 15277600, 7, 6.95, 0.03}, true), "cuda-vector-k");
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000000, 8, 8.0, 0.0}, true), "cuda-vector-k");
-  EXPECT_EQ(spmv_cuda_choice({2000000, 16000092, 100, 8.0, 0.02}, true), "cusparse");
-  EXPECT_EQ(spmv_cuda_choice({2000000, 15896029, 43046, 7.95, 6.92}, true), "cusparse");
-  EXPECT_EQ(spmv_cuda_choice({1000000, 13999960, 1000000, 14.0, 142.9}, true), "cuda-adaptive");
+  // Row statistics, then the choice on a GPU whose memory is not rich against its
+  // multiprocessors (the H100) and on one where it is (the H200): there even rows shorter than
+  // 6 go to the staging warp, and only they.
+  struct Case {
+    const char* what;
+    SpmvRowStats stats;
+    const char *lean, *rich;
+  };
+  const Case cases[] = {
+      {"2D Poisson, rows of 5 (cv 0.05): even",
+       {2250000, 11244000, 5, 4.997, 0.05},
+       "cuda-vector-k",
+       "cuda-csr-stream"},
+      {"3D Poisson, rows of 7: even",
+       {2197000, 15277600, 7, 6.95, 0.03},
+       "cuda-vector-k",
+       "cuda-vector-k"},
+      {"uniform random rows of 8: even",
+       {2000000, 16000000, 8, 8.0, 0.0},
+       "cuda-vector-k",
+       "cuda-vector-k"},
+      {"rows of 8 but one of 100: not even (lanes would idle on it)",
+       {2000000, 16000092, 100, 8.0, 0.02},
+       "cusparse",
+       "cusparse"},
+      {"power-law rows, alpha 1.5 (spread, rows of thousands)",
+       {2000000, 15896029, 43046, 7.95, 6.92},
+       "cusparse",
+       "cusparse"},
+      {"power-law rows, alpha 3", {2000000, 16000887, 678, 8.0, 0.57}, "cusparse", "cusparse"},
+      {"four full rows of 1M among rows of 10: adaptive's chunks",
+       {1000000, 13999960, 1000000, 14.0, 142.9},
+       "cuda-adaptive",
+       "cuda-adaptive"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(spmv_cuda_choice(c.stats, false), c.lean) << c.what;
+    EXPECT_EQ(spmv_cuda_choice(c.stats, true), c.rich) << c.what;
+  }
 }
 
 TEST(Spmv, TuningKeysParse) {
