@@ -339,7 +339,7 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
         launch_merge(rows, alpha, beta, y0);
         break;
       case SpmvCudaKernel::csr_stream:
-        csr_stream_kernel<I, D><<<(rows + kStreamThreads - 1) / kStreamThreads, kStreamThreads>>>(
+        csr_stream_kernel<I, D><<<grid_for(rows, kStreamThreads), kStreamThreads>>>(
             rows, ptr_.get(), idx_.get(), val_.dev(), x_.dev(), y0, y_.dev(), alpha, beta,
             used_.l2);
         MM_CUDA_LAUNCHED("spmv csr_stream_kernel");

@@ -13,11 +13,13 @@
 
 namespace mm::spmv_csr {
 
-// Tuning: threads per block of every SpMV kernel but merge's tiles (spmv.cu's kMergeThreads).
+// Tuning: threads per block of every SpMV kernel but merge's tiles and csr-stream's blocks
+// (spmv.cu's kMergeThreads and kStreamThreads).
 constexpr int kThreads = 256;
 
-inline std::int64_t grid_for(std::int64_t threads) {
-  return (threads + kThreads - 1) / kThreads;
+// Blocks of PER_BLOCK threads that cover THREADS.
+inline std::int64_t grid_for(std::int64_t threads, int per_block = kThreads) {
+  return (threads + per_block - 1) / per_block;
 }
 
 struct RowBlock;  // one unit of adaptive work (spmv_csr.cu, beside the kernel that reads it)

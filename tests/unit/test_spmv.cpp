@@ -273,7 +273,8 @@ TEST(Spmv, DefaultOnTheGpuFollowsTheGpu) {
   run->upload();
   run->run();
   run->download();
-  for (std::size_t k = 0; k < y.size(); ++k) ASSERT_NEAR(y[k], want[k], 1e-12) << "row " << k;
+  // Sums of at most 5 products.
+  test::expect_close(y, want, test::tolerance<double>(5), impl.name);
 }
 
 TYPED_TEST(SpmvTypes, CpuImplsMatchRefOnAwkwardShapes) {
