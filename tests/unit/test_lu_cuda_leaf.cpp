@@ -226,6 +226,39 @@ TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
   }
 }
 
+// Ties: entries in {-1, 0, 1}, column 0 zero in its first two thirds, so that the largest
+// magnitude of each of the first columns is shared by many rows spread over the leaf's blocks
+// and warps, and the pivot is the first of them (LAPACK's choice, lu_ref's). The first three
+// columns' arithmetic is exact (pivots of magnitude 1 or 2), so their pivots must equal
+// lu_ref's on every leaf path; later columns round differently from lu_ref, so the rest is
+// held to the backward-error bound. Sizes that take the shared-memory leaves (300) and the
+// register leaf (1100, 2048).
+TYPED_TEST(LuLeafTypes, TiedPivotsPickTheFirstRow) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  if (is_complex_v<T>) GTEST_SKIP() << "the real types cover the pivot search's ties";
+  for (const std::int64_t n : {std::int64_t{300}, std::int64_t{1100}, std::int64_t{2048}}) {
+    Dense<T> a = test::random_dense<T>(n, n, 31 + static_cast<std::uint64_t>(n));
+    for (auto& v : a.data) v = std::real(v) < -0.3 ? T(-1) : std::real(v) > 0.3 ? T(1) : T(0);
+    for (std::int64_t i = 0; i < 2 * n / 3; ++i) a(i, 0) = T{};
+    Dense<T> want = a;
+    std::vector<std::int64_t> want_piv(static_cast<std::size_t>(n));
+    lu_ref(want, want_piv.data());
+    ASSERT_GE(want_piv[0], 2 * n / 3);
+    for (const auto& [name, items] : leaf_settings()) {
+      const std::string what = name + " n=" + std::to_string(n);
+      Dense<T> lu;
+      std::vector<std::int64_t> ipiv;
+      blocked_factor(a, 0, tuning_of(items), lu, ipiv);
+      for (std::size_t j = 0; j < 3; ++j)
+        EXPECT_EQ(ipiv[j], want_piv[j]) << what << ", column " << j;
+      const auto r =
+          check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
+      EXPECT_TRUE(r.pass) << what << ": ||PA-LU||/||A|| = " << r.relative_error;
+    }
+  }
+}
+
 // An exact zero pivot deep in the factorization (a zero column at 450 of 700: a cluster leaf
 // at full shared memory, the grid or a narrow leaf at 6 KB) names the CPU's column.
 TYPED_TEST(LuLeafTypes, ZeroPivotOnEveryLeafPath) {

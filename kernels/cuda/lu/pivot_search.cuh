@@ -2,6 +2,7 @@
 // loads, and the first-maximum argmax reductions of a warp and a block.
 #pragma once
 
+#include <climits>
 #include <cuda/std/complex>
 #include <type_traits>
 
@@ -69,9 +70,33 @@ __device__ __forceinline__ void warp_argmax(double& mag, int& idx) {
   }
 }
 
-// warp_argmax, with the best handed to every lane.
+// warp_argmax, with the best handed to every lane. Where no candidate of lanes [0, N) has a
+// NaN magnitude, better() orders them totally (the largest magnitude, then the lowest row), and
+// a non-negative double's bits order as its value: so the best is found by three warp-wide
+// reductions (the magnitude's high word, its low word among the lanes that hold the highest,
+// the lowest row among the lanes that hold both) instead of a dependent shuffle tree: each
+// column of a leaf runs three of these in a row. A NaN takes the tree, as it always did.
 template <int N = 32>
 __device__ __forceinline__ void warp_argmax_all(double& mag, int& idx) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const bool present = idx >= 0 && lane < N;
+  if (!__any_sync(0xffffffffu, present && isnan(mag))) {
+    const unsigned long long bits =
+        present ? static_cast<unsigned long long>(__double_as_longlong(mag)) : 0ull;
+    const unsigned hi = static_cast<unsigned>(bits >> 32), lo = static_cast<unsigned>(bits);
+    const unsigned top = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned low = __reduce_max_sync(0xffffffffu, present && hi == top ? lo : 0u);
+    const bool best = present && hi == top && lo == low;
+    const int row = __reduce_min_sync(0xffffffffu, best ? idx : INT_MAX);
+    const bool none = row == INT_MAX;
+    mag = none ? 0.0
+               : __longlong_as_double(
+                     static_cast<long long>((static_cast<unsigned long long>(top) << 32) | low));
+    idx = none ? -1 : row;
+    return;
+  }
+#endif
   warp_argmax<N>(mag, idx);
   mag = __shfl_sync(0xffffffffu, mag, 0);
   idx = __shfl_sync(0xffffffffu, idx, 0);
