@@ -1,8 +1,10 @@
 // The LU implementations by name, best first for each device.
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "device.hpp"
 #include "instantiate.hpp"
 #include "lu.hpp"
 
@@ -44,10 +46,8 @@ LuMake<T> make() {
 }
 
 #ifdef MM_HAVE_CUDA
-// The GPU ones, best first: cuSOLVER (measured on an H200, 2026-11-21, cuda-blocked ran at
-// 0.64 / 0.74 / 0.87 / 1.00 / 1.16x its speed at n = 1024 / 2048 / 4096 / 8192 / 16384:
-// cuSOLVER is ahead below 8192), cuda-blocked, and the per-column kernels (slow by design:
-// 0.08-0.19x cuSOLVER).
+// The GPU ones: cuSOLVER first, the default where lu_cuda_choice (below) does not take
+// cuda-blocked; cuda-blocked; and the per-column kernels (slow by design: 0.08-0.19x cuSOLVER).
 template <class T>
 void add_cuda_impls(ImplList<LuMake<T>>& l) {
   l.push_back({"cusolver", Device::cuda,
@@ -179,7 +179,30 @@ const ImplList<LuMake<T>>& lu_impls() {
   return list;
 }
 
-#define MM_LU_IMPLS(T) template const ImplList<LuMake<T>>& lu_impls<T>();
+std::string lu_cuda_choice(std::int64_t n, bool real_double, bool memory_rich) {
+  // Measured in double (lu_bench --device cuda --hybrid-max-n 0, x cuSOLVER getrf, pivots
+  // equal; bench/results/issue16_fourteenth_pass_2026-11-28_f68b5b5.md):
+  //  - H200 (memory-rich): cuda-blocked 1.06-1.07 / 1.13 / 1.19 / 1.25 / 1.06 at n = 2048 /
+  //    4096 / 8192 / 16384 / 32768 since its leaves' argmax runs on warp reductions; 0.64 at
+  //    1024 before them (not measured since);
+  //  - H100: 1.01-1.02 / 1.17 at 8192 / 16384 before that change, 0.92 at 4096
+  //    (bench/results/lu_leaf_h100_2026-11-25_5dbcfad.md); not measured since.
+  // Single and complex precision were not measured against cuSOLVER: they keep it.
+  if (!real_double) return "cusolver";
+  return n >= (memory_rich ? 2048 : 8192) ? "cuda-blocked" : "cusolver";
+}
+
+template <class T>
+const Impl<LuMake<T>>& lu_default_impl(std::int64_t n, Device device) {
+  const auto& list = lu_impls<T>();
+  if (device != Device::cuda) return pick_impl(list, "lu", "", device);
+  return pick_impl(list, "lu", lu_cuda_choice(n, std::is_same_v<T, double>, gpu_memory_rich()),
+                   device);
+}
+
+#define MM_LU_IMPLS(T)                               \
+  template const ImplList<LuMake<T>>& lu_impls<T>(); \
+  template const Impl<LuMake<T>>& lu_default_impl<T>(std::int64_t, Device);
 MM_FOR_VALUE_TYPES(MM_LU_IMPLS)
 
 }  // namespace mm

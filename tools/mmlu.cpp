@@ -102,8 +102,9 @@ int run(const Cli& cli) {
                          std::to_string(h.cols));
 
   return with_value_type(c.precision, h.field == Field::complex, [&]<class T>() {
-    const auto& impl = pick_impl(lu_impls<T>(), "lu", c.impl, device);
     const std::int64_t n = h.rows;
+    const auto& impl = c.impl.empty() ? lu_default_impl<T>(n, device)
+                                      : pick_impl(lu_impls<T>(), "lu", c.impl, device);
     Stopwatch w;
     const Dense<T> dense = to_dense<T>(a.m);
     Dense<T> lu(n, n);

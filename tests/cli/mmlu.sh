@@ -90,6 +90,18 @@ assert np.allclose(lu, LU, rtol=1e-10, atol=1e-12)
 r = json.loads(open("g.jsonl").readline())
 assert r["impl"] == "cusolver" and "h2d" in r["phases"] and "NVIDIA" in r["device"], r
 EOF
+  # --device cuda at n = 2048 in double: cuda-blocked on a memory-rich GPU (the H200), else
+  # cuSOLVER (lu_cuda_choice); single precision keeps cuSOLVER.
+  mmgen dense --n 2048 --lo -1 --hi 1 --seed 13 -o A2048.mtx
+  expect_exit 0 mmlu A2048.mtx --device cuda --quiet --timing d.jsonl
+  expect_exit 0 mmlu A2048.mtx --device cuda --precision single --quiet --timing s.jsonl
+  "$PY" - <<'EOF' && pass "--device cuda picks by size and GPU" || fail "--device cuda's default"
+import json
+d = json.loads(open("d.jsonl").readline()); s = json.loads(open("s.jsonl").readline())
+rich = "H200" in d["device"]
+assert d["impl"] == ("cuda-blocked" if rich else "cusolver"), d["impl"]
+assert s["impl"] == "cusolver", s["impl"]
+EOF
   mmgen dense --n 700 --lo -1 --hi 1 --seed 12 -o A700.mtx
   for impl in $cuda_impls; do
     expect_exit 0 mmlu A700.mtx --impl "$impl" -o LU.mtx --pivots p.mtx --repeat 3 --warmup 1
