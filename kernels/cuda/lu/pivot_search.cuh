@@ -74,8 +74,9 @@ __device__ __forceinline__ void warp_argmax(double& mag, int& idx) {
 // NaN magnitude, better() orders them totally (the largest magnitude, then the lowest row), and
 // a non-negative double's bits order as its value: so the best is found by three warp-wide
 // reductions (the magnitude's high word, its low word among the lanes that hold the highest,
-// the lowest row among the lanes that hold both) instead of a dependent shuffle tree: each
-// column of a leaf runs three of these in a row. A NaN takes the tree, as it always did.
+// the lowest row among the lanes that hold both) instead of a dependent shuffle tree: a
+// leaf column runs two (shared-memory leaf) or three (register leaf) of these in a row. A NaN
+// takes the tree, as it always did.
 template <int N = 32>
 __device__ __forceinline__ void warp_argmax_all(double& mag, int& idx) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
