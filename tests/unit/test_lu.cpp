@@ -125,7 +125,6 @@ TYPED_TEST(LuTypes, SparseShapesMadeDense) {
   }
 }
 
-// The same pivot sequence as the reference: the column maxima are far apart on random data.
 // mmlu's default on the GPU: cuda-blocked for real double from 2048 on a memory-rich GPU (the
 // H200) and from 8192 on others, cuSOLVER below and for the other value types.
 TEST(Lu, CudaChoiceFollowsTheSizeAndTheGpu) {
@@ -160,6 +159,7 @@ TEST(Lu, DefaultImplFollowsTheChoice) {
   EXPECT_EQ(lu_default_impl<std::complex<double>>(8192, Device::cuda).name, "cusolver");
 }
 
+// The same pivot sequence as the reference: the column maxima are far apart on random data.
 TEST(Lu, PivotsMatchRef) {
   for (const std::int64_t n : {33, 200, 513}) {
     const Dense<double> a = test_matrix<double>(n, false, 5 + n);
