@@ -95,6 +95,15 @@ const Impl<Make>& pick_impl(const ImplList<Make>& list, const std::string& op,
                     " (available: " + names + ")");
 }
 
+// What a tool runs when no --impl is given: on the GPU the implementation CUDA_CHOICE() names
+// (an operation's measured rule, by its input), elsewhere pick_impl's default for DEVICE.
+template <class Make, class Choice>
+const Impl<Make>& pick_default_impl(const ImplList<Make>& list, const std::string& op,
+                                    Device device, Choice&& cuda_choice) {
+  return pick_impl(list, op, device == Device::cuda ? std::string(cuda_choice()) : std::string(),
+                   device);
+}
+
 // One line an implementation: name, device, description. ALL (--list-impls --all): the
 // experimental ones too, marked so at the end of their line.
 template <class Make>

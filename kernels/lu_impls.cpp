@@ -194,10 +194,9 @@ std::string lu_cuda_choice(std::int64_t n, bool real_double, bool memory_rich) {
 
 template <class T>
 const Impl<LuMake<T>>& lu_default_impl(std::int64_t n, Device device) {
-  const auto& list = lu_impls<T>();
-  if (device != Device::cuda) return pick_impl(list, "lu", "", device);
-  return pick_impl(list, "lu", lu_cuda_choice(n, std::is_same_v<T, double>, gpu_memory_rich()),
-                   device);
+  return pick_default_impl(lu_impls<T>(), "lu", device, [&] {
+    return lu_cuda_choice(n, std::is_same_v<T, double>, gpu_memory_rich());
+  });
 }
 
 #define MM_LU_IMPLS(T)                               \

@@ -151,9 +151,8 @@ std::string spmv_cuda_choice(const SpmvRowStats& s, bool memory_rich) {
 
 template <class I, class T>
 const Impl<SpmvMake<I, T>>& spmv_default_impl(const Csr<I, T>& a, Device device) {
-  const auto& list = spmv_impls<I, T>();
-  if (device != Device::cuda) return pick_impl(list, "spmv", "", device);
-  return pick_impl(list, "spmv", spmv_cuda_choice(spmv_row_stats(a), gpu_memory_rich()), device);
+  return pick_default_impl(spmv_impls<I, T>(), "spmv", device,
+                           [&] { return spmv_cuda_choice(spmv_row_stats(a), gpu_memory_rich()); });
 }
 
 template <class I, class T>
