@@ -30,6 +30,7 @@ struct LuTuning {
   enum class Leaf { cluster, grid };
   enum class Exchange { push, sync };
   enum class Graph { automatic, on, off };
+  enum class Trsm { warp, cublas };
 
   static constexpr int kMaxNb = 256;  // the widest panel (the pivots one row gather takes)
   // What 0 / auto resolve to for cluster_rows, cluster_max_rows and reg_rows (where each was
@@ -61,6 +62,9 @@ struct LuTuning {
   // The factorization captured once as a CUDA graph and replayed (auto: up to n = 4096; off
   // under --profile).
   Graph graph = Graph::automatic;
+  // The triangular solves of at most kMaxNb rows and columns (inside a panel, and the next
+  // panel's U rows), real types: a warp per column in registers, or cuBLAS's TRSM.
+  Trsm trsm = Trsm::warp;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

@@ -73,6 +73,7 @@ namespace {
 const std::vector<std::string> kLeafWords{"cluster", "grid"};
 const std::vector<std::string> kExchangeWords{"push", "sync"};
 const std::vector<std::string> kGraphWords{"auto", "on", "off"};
+const std::vector<std::string> kTrsmWords{"warp", "cublas"};
 constexpr int kMostRows = 1 << 20;  // rows and bytes: beyond any leaf cuda-blocked factors
 
 }  // namespace
@@ -117,7 +118,13 @@ const TuneKeys& LuTuning::keys() {
        {"graph", "auto|on|off",
         "the whole factorization captured once as a CUDA graph and replayed (its kernels lose "
         "the panel stream's priority); off under --profile",
-        "auto: on up to n = 4096"}}};
+        "auto: on up to n = 4096"},
+       {"trsm", "warp|cublas",
+        "the triangular solves of at most " + std::to_string(kMaxNb) +
+            " rows and columns (a panel's own U rows, the next panel's), real types: warp: a "
+            "warp per column, forward substitution in registers, L staged in shared memory; "
+            "cublas: cuBLAS's TRSM (complex types always)",
+        "warp"}}};
   return k;
 }
 
@@ -142,6 +149,8 @@ LuTuning LuTuning::from(const TuneArgs& args) {
     t.exchange = static_cast<Exchange>(tune_choice(k.key("exchange"), *v, kExchangeWords));
   if (const auto v = args.get(k.key("graph")))
     t.graph = static_cast<Graph>(tune_choice(k.key("graph"), *v, kGraphWords));
+  if (const auto v = args.get(k.key("trsm")))
+    t.trsm = static_cast<Trsm>(tune_choice(k.key("trsm"), *v, kTrsmWords));
   return t;
 }
 
@@ -157,7 +166,8 @@ nlohmann::json LuTuning::to_json() const {
           {"cluster_max_rows", cluster_max_rows},
           {"reg_rows", reg_rows < 0 ? nlohmann::json("auto") : nlohmann::json(reg_rows)},
           {"exchange", word(kExchangeWords, exchange)},
-          {"graph", word(kGraphWords, graph)}};
+          {"graph", word(kGraphWords, graph)},
+          {"trsm", word(kTrsmWords, trsm)}};
 }
 
 template <class T>

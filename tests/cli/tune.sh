@@ -163,7 +163,7 @@ else
 fi
 
 # ---- LU: mmlu and mmsolve --method lu (cuda-blocked's keys) ------------------------------------
-lu_keys="nb leaf cluster leaf_smem cluster_rows cluster_max_rows reg_rows exchange graph"
+lu_keys="nb leaf cluster leaf_smem cluster_rows cluster_max_rows reg_rows exchange graph trsm"
 for tool in mmlu mmsolve; do
   expect_exit 0 $tool --tune help
   grep -q '^lu: cuda-blocked' out && pass "$tool --tune help names lu's cuda-blocked" ||
@@ -180,6 +180,8 @@ grep -Eq '^  leaf=cluster\|grid +default cluster$' out && pass "--tune help: lea
   fail "--tune help: leaf: $(cat out)"
 grep -Eq '^  reg_rows=auto\|0\.\.1048576 +default auto: 1025$' out && pass "--tune help: reg_rows" ||
   fail "--tune help: reg_rows: $(cat out)"
+grep -Eq '^  trsm=warp\|cublas +default warp$' out && pass "--tune help: trsm=warp|cublas" ||
+  fail "--tune help: trsm: $(cat out)"
 grep -Eq '^  exchange=push\|sync +default push  \[experimental\]$' out &&
   pass "--tune help marks the sync exchange experimental" || fail "--tune help: exchange: $(cat out)"
 [[ $(grep -c '\[experimental\]' out) == 1 ]] && pass "one experimental LU key" ||
@@ -190,7 +192,7 @@ mmgen rhs L.mtx -o Lb.mtx
 expect_exit 2 mmlu L.mtx --tune leaf=foo -o never.mtx
 expect_stderr '^mmlu: --tune leaf=foo: leaf takes cluster\|grid$'
 expect_exit 2 mmlu L.mtx --tune nosuch=1 -o never.mtx
-expect_stderr "^mmlu: unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, cluster_rows, cluster_max_rows, reg_rows, exchange, graph"
+expect_stderr "^mmlu: unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, cluster_rows, cluster_max_rows, reg_rows, exchange, graph, trsm"
 expect_exit 2 mmlu nosuch.mtx --tune nb=300
 expect_stderr '^mmlu: --tune nb=300: nb takes 0\.\.256$'
 expect_exit 2 mmlu L.mtx --tune cluster=3

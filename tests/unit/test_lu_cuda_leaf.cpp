@@ -226,6 +226,47 @@ TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
   }
 }
 
+// The panel's small triangular solve (LuTuning::trsm=warp) against forward substitution on the
+// host, on row counts around its lane groups (32, 64, 128, 256 rows) and column counts around
+// its blocks (16 columns each): the solved block within rounding, every other entry untouched.
+// L's strict lower part is scaled by 1/k so that the solve stays well conditioned.
+TYPED_TEST(LuLeafTypes, SmallSolveMatchesForwardSubstitution) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  if constexpr (is_complex_v<T>) {
+    Dense<T> m(2, 3);
+    EXPECT_THROW(lu_cuda_small_solve(m, 2, 1), UsageError) << "complex values keep cuBLAS's TRSM";
+  } else {
+    std::uint64_t seed = 4100;
+    for (const int k : {1, 2, 17, 31, 32, 33, 63, 64, 65, 100, 128, 129, 200, 255, 256}) {
+      for (const std::int64_t c : {std::int64_t{1}, std::int64_t{15}, std::int64_t{16},
+                                   std::int64_t{17}, std::int64_t{40}}) {
+        const std::string what = "k=" + std::to_string(k) + " c=" + std::to_string(c);
+        Dense<T> m = test::random_dense<T>(k + 1, k + c + 3, seed++);
+        for (int i = 0; i < k; ++i)
+          for (int p = 0; p < i; ++p) m(i, p) /= static_cast<T>(k);
+        Dense<T> want = m;
+        for (std::int64_t j = k; j < k + c; ++j)
+          for (int i = 0; i < k; ++i) {
+            double v = static_cast<double>(want(i, j));
+            for (int p = 0; p < i; ++p)
+              v -= static_cast<double>(want(i, p)) * static_cast<double>(want(p, j));
+            want(i, j) = static_cast<T>(v);
+          }
+        lu_cuda_small_solve(m, k, c);
+        for (std::int64_t i = 0; i < m.rows; ++i)
+          for (std::int64_t j = 0; j < m.cols; ++j) {
+            if (i < k && j >= k && j < k + c)
+              ASSERT_NEAR(m(i, j), want(i, j), 20.0 * k * eps<T>() * (1.0 + std::abs(want(i, j))))
+                  << what << " at (" << i << ", " << j << ")";
+            else
+              ASSERT_EQ(m(i, j), want(i, j)) << what << ": (" << i << ", " << j << ") moved";
+          }
+      }
+    }
+  }
+}
+
 // Ties: entries in {-1, 0, 1}, column 0 zero in its first two thirds, so that the largest
 // magnitude of each of the first columns is shared by many rows spread over the leaf's blocks
 // and warps, and the pivot is the first of them (LAPACK's choice, lu_ref's). The first three

@@ -21,9 +21,9 @@ namespace {
 constexpr auto parse = test::parse_tuning<LuTuning>;
 constexpr auto usage_error = test::tuning_usage_error<LuTuning>;
 
-const std::vector<std::string> kKeys{"nb",        "leaf",         "cluster",
-                                     "leaf_smem", "cluster_rows", "cluster_max_rows",
-                                     "reg_rows",  "exchange",     "graph"};
+const std::vector<std::string> kKeys{
+    "nb",       "leaf",     "cluster", "leaf_smem", "cluster_rows", "cluster_max_rows",
+    "reg_rows", "exchange", "graph",   "trsm"};
 
 TEST(LuTuning, KeysNameTheirValuesAndDefaults) {
   const TuneKeys& k = LuTuning::keys();
@@ -42,6 +42,8 @@ TEST(LuTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.key("reg_rows").fallback, "auto: 1025");
   EXPECT_EQ(k.key("exchange").allowed, "push|sync");
   EXPECT_EQ(k.key("graph").allowed, "auto|on|off");
+  EXPECT_EQ(k.key("trsm").allowed, "warp|cublas");
+  EXPECT_EQ(k.key("trsm").fallback, "warp");
   // The sync exchange is a research leftover: its key is the one experimental.
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
@@ -61,6 +63,7 @@ TEST(LuTuning, DefaultsAreTheCodesChoice) {
   EXPECT_EQ(t.reg_rows, -1);
   EXPECT_EQ(t.exchange, LuTuning::Exchange::push);
   EXPECT_EQ(t.graph, LuTuning::Graph::automatic);
+  EXPECT_EQ(t.trsm, LuTuning::Trsm::warp);
   EXPECT_EQ(t.to_json(), (nlohmann::json{{"nb", 0},
                                          {"leaf", "cluster"},
                                          {"cluster", 0},
@@ -69,12 +72,14 @@ TEST(LuTuning, DefaultsAreTheCodesChoice) {
                                          {"cluster_max_rows", 0},
                                          {"reg_rows", "auto"},
                                          {"exchange", "push"},
-                                         {"graph", "auto"}}));
+                                         {"graph", "auto"},
+                                         {"trsm", "warp"}}));
 }
 
 TEST(LuTuning, FromTakesEachKey) {
-  const LuTuning t = parse({"nb=96", "leaf=grid", "cluster=4", "leaf_smem=6144", "cluster_rows=1",
-                            "cluster_max_rows=100000", "reg_rows=0", "exchange=sync", "graph=off"});
+  const LuTuning t =
+      parse({"nb=96", "leaf=grid", "cluster=4", "leaf_smem=6144", "cluster_rows=1",
+             "cluster_max_rows=100000", "reg_rows=0", "exchange=sync", "graph=off", "trsm=cublas"});
   EXPECT_EQ(t.nb, 96);
   EXPECT_EQ(t.leaf, LuTuning::Leaf::grid);
   EXPECT_EQ(t.cluster, 4);
@@ -84,6 +89,7 @@ TEST(LuTuning, FromTakesEachKey) {
   EXPECT_EQ(t.reg_rows, 0);
   EXPECT_EQ(t.exchange, LuTuning::Exchange::sync);
   EXPECT_EQ(t.graph, LuTuning::Graph::off);
+  EXPECT_EQ(t.trsm, LuTuning::Trsm::cublas);
   EXPECT_EQ(t.to_json(), (nlohmann::json{{"nb", 96},
                                          {"leaf", "grid"},
                                          {"cluster", 4},
@@ -92,7 +98,8 @@ TEST(LuTuning, FromTakesEachKey) {
                                          {"cluster_max_rows", 100000},
                                          {"reg_rows", 0},
                                          {"exchange", "sync"},
-                                         {"graph", "off"}}));
+                                         {"graph", "off"},
+                                         {"trsm", "cublas"}}));
   EXPECT_EQ(parse({"graph=on"}).graph, LuTuning::Graph::on);
   EXPECT_EQ(parse({"graph=auto"}).graph, LuTuning::Graph::automatic);
   EXPECT_EQ(parse({"reg_rows=auto"}).reg_rows, -1);
@@ -112,7 +119,8 @@ TEST(LuTuning, FromTakesEachKey) {
                                    {"cluster_max_rows", "512"},
                                    {"reg_rows", "0"},
                                    {"exchange", "sync"},
-                                   {"graph", "on"}})
+                                   {"graph", "on"},
+                                   {"trsm", "cublas"}})
     EXPECT_NE(parse({std::string(key) + "=" + value}).to_json().at(key), none.at(key)) << key;
 }
 
@@ -138,7 +146,7 @@ TEST(LuTuning, UnknownKeysAndTheHelpText) {
   EXPECT_EQ(
       test::usage_error([] { TuneArgs({"nosuch=1"}).check_known("mmlu", {LuTuning::keys()}); }),
       "unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, "
-      "cluster_rows, cluster_max_rows, reg_rows, exchange, graph (see mmlu --tune help)");
+      "cluster_rows, cluster_max_rows, reg_rows, exchange, graph, trsm (see mmlu --tune help)");
   const std::string help = tune_help("mmlu", {LuTuning::keys()});
   EXPECT_NE(help.find("\nlu: cuda-blocked"), std::string::npos) << help;
   EXPECT_NE(help.find("  leaf=cluster|grid   default cluster\n"), std::string::npos) << help;
@@ -208,6 +216,7 @@ TYPED_TEST(LuTuningGpu, DefaultsReportEveryKeyResolved) {
   EXPECT_EQ(u.at("reg_rows"), is_complex_v<T> ? 0 : 1025);
   EXPECT_EQ(u.at("exchange"), "push");
   EXPECT_EQ(u.at("graph"), "on");
+  EXPECT_EQ(u.at("trsm"), is_complex_v<T> ? "cublas" : "warp");  // the small solve: real only
   EXPECT_TRUE(m.profile.is_null()) << m.profile.dump();
 }
 
@@ -227,9 +236,10 @@ TEST(LuTuningGpu, GivenValuesAreReported) {
   EXPECT_EQ(blocked<double>(4097, parse({"graph=on"})).tuning.at("graph"), "on");
   EXPECT_EQ(blocked<double>(4097, {}).tuning.at("graph"), "off");  // auto: up to 4096
   EXPECT_EQ(blocked<double>(300, parse({"exchange=sync"})).tuning.at("exchange"), "sync");
+  EXPECT_EQ(blocked<double>(300, parse({"trsm=cublas"})).tuning.at("trsm"), "cublas");
   // The grid leaf takes none of the cluster keys.
   u = blocked<double>(300, parse({"leaf=grid", "cluster=4"})).tuning;
-  EXPECT_EQ(u, (nlohmann::json{{"nb", 64}, {"leaf", "grid"}, {"graph", "on"}}));
+  EXPECT_EQ(u, (nlohmann::json{{"nb", 64}, {"leaf", "grid"}, {"graph", "on"}, {"trsm", "warp"}}));
 }
 
 // --profile: level 1 the spans of every run (warm-up included), the graph off; level 2 also the
@@ -247,6 +257,12 @@ TEST(LuTuningGpu, ProfileLevels) {
   ASSERT_FALSE(m.profile.at("leaf_us_per_column").empty());
   EXPECT_EQ(m.profile.at("leaf_us_per_column")[0].at("max_rows"), 1024);
   EXPECT_EQ(m.profile.at("leaf_us_per_column")[0].at("columns_per_run"), 300);
+  // Each of the 5 panels (64 columns, the last 44) splits once into leaves of 32 columns:
+  // one TRSM and one GEMM of rank 32 each.
+  ASSERT_EQ(m.profile.at("panel_by_rank").size(), 1u) << m.profile.dump();
+  EXPECT_EQ(m.profile.at("panel_by_rank")[0].at("max_rank"), 32);
+  EXPECT_EQ(m.profile.at("panel_by_rank")[0].at("calls_per_run"), 5);
+  EXPECT_GT(m.profile.at("panel_by_rank")[0].at("trsm_ms").get<double>(), 0);
   EXPECT_FALSE(m.profile.contains("push_leaf_clock"));
   EXPECT_EQ(m.tuning.at("graph"), "off");
   m = blocked<double>(300, {}, 2);

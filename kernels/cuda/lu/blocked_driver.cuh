@@ -77,6 +77,7 @@ class BlockedLu {
   LeafScratch<T> scratch_;
   host::Profile profile_;
   bool use_graph_;
+  bool warp_trsm_;  // LuTuning::trsm (cuBLAS's for complex types)
   // A graph's kernels lose the panel stream's priority: it pays where launches dominate
   // (n = 4096: 2 % faster), not where the look-ahead does (n = 16384: 5 % slower).
   static constexpr Index kGraphMaxN = 4096;

@@ -32,6 +32,13 @@ template <class T>
 LuLeafPlan lu_cuda_leaf_plan(std::int64_t m, int max_blocks, std::size_t smem, int target_rows,
                              int max_rows = 1 << 30, int reg_rows = 0);
 
+// For the tests: cuda-blocked's small triangular solve (kernels/cuda/lu/small_solve.cu) on the
+// row-major M, uploaded and downloaded: rows [0, K) of its columns [K, K + C) become L^-1 times
+// themselves, L the unit lower K x K block at M's top left (its strict lower part read).
+// K <= 256, C <= M.cols - K; real types (UsageError for complex ones).
+template <class T>
+void lu_cuda_small_solve(Dense<T>& m, int k, std::int64_t c);
+
 // Right-looking blocked LU on the GPU: recursive panels whose leaves (32 columns, 16 or 8 for
 // the tallest panels) run on one thread-block cluster each, pivot candidates pushed between its
 // blocks once per column: with the rows in registers for leaves of more than 2048 rows (real

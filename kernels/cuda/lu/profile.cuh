@@ -36,7 +36,9 @@ namespace mm::cuda::lu::host {
 // (its timed kernels are picked by the leaf plan, ClusterLeaf::timed).
 class Profile {
  public:
-  enum Kind { leaf, panel_blas, swaps, next, rest, wait, kinds };
+  // panel_blas: the panel's own TRSM and GEMM; panel_trsm and panel_gemm time them apart (by
+  // the left block's width, the update's rank), inside panel_blas's span.
+  enum Kind { leaf, panel_blas, swaps, next, rest, wait, panel_trsm, panel_gemm, kinds };
   explicit Profile(int level) : level_(level) {}
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
@@ -88,6 +90,19 @@ class Profile {
     }
     std::fprintf(stderr, "\n");
     j["leaf_us_per_column"] = std::move(buckets);
+    std::fprintf(stderr, "lu profile panel trsm / gemm by rank, ms per run:");
+    nlohmann::json ranks = nlohmann::json::array();
+    for (int b = 0; b < kBuckets; ++b) {
+      if (rank_calls_[b] == 0) continue;
+      const double t = rank_ms_[0][b] / r, g = rank_ms_[1][b] / r;
+      std::fprintf(stderr, " k<=%d %.3f / %.3f (%d calls)", 8 << b, t, g, rank_calls_[b] / runs_);
+      ranks.push_back({{"max_rank", 8 << b},
+                       {"trsm_ms", t},
+                       {"gemm_ms", g},
+                       {"calls_per_run", rank_calls_[b] / runs_}});
+    }
+    std::fprintf(stderr, "\n");
+    j["panel_by_rank"] = std::move(ranks);
     if (level_ >= 2) {
       if (nlohmann::json c = clock_report(); !c.is_null()) j["push_leaf_clock"] = std::move(c);
     }
@@ -116,6 +131,11 @@ class Profile {
         int b = 0;
         while (b < kBuckets - 1 && sp.m > (1024 << b)) ++b;
         leaf_ms_[b] += ms, leaf_cols_[b] += sp.w;
+      } else if (sp.kind == panel_trsm || sp.kind == panel_gemm) {
+        int b = 0;  // by rank (sp.w): 8, 16, ... 1024, the last any
+        while (b < kBuckets - 1 && sp.w > (8 << b)) ++b;
+        rank_ms_[sp.kind == panel_gemm][b] += ms;
+        if (sp.kind == panel_gemm) ++rank_calls_[b];
       }
     }
     spans_.clear();
@@ -151,6 +171,8 @@ class Profile {
   int count_[kinds] = {};
   double leaf_ms_[kBuckets] = {};
   long leaf_cols_[kBuckets] = {};
+  double rank_ms_[2][kBuckets] = {};  // panel TRSM [0] and GEMM [1] by rank
+  int rank_calls_[kBuckets] = {};
   LeafClockCounts clock_;
   std::vector<Event> events_;  // moved, not remade, as it grows: the spans keep their handles
   std::size_t next_ = 0;

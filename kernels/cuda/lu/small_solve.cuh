@@ -1,0 +1,29 @@
+// cuda-blocked's triangular solves on small blocks (defined in small_solve.cu): the panel's own
+// U rows and the next panel's, where cuBLAS's TRSM takes 9-63 us a call for k = 16-128 rows
+// (--profile on the H200) and the panel waits for each.
+#pragma once
+
+#include "cuda/cuda_util.cuh"
+#include "cuda/lu/types.cuh"
+
+namespace mm::cuda::lu {
+
+// The most rows the small solve takes (a panel's left half, or a whole panel: kMaxPivots).
+constexpr int kSmallSolveRows = kMaxPivots;
+
+// Whether the small solve takes T (real types; complex ones keep cuBLAS's TRSM).
+template <class T>
+bool small_solve_takes();
+
+// Lets the solve's kernels take their shared memory: before any launch is captured in a graph.
+template <class T>
+void small_solve_prepare();
+
+// B (K x C, row-major at B, leading dimension LD) <- L^-1 B, L (K x K, row-major at L, the same
+// LD) unit lower, K <= kSmallSolveRows, T real. A warp per column of B holds the column's rows in
+// its lanes and substitutes forward: each row, once final, is broadcast by a shuffle and
+// subtracted from the rows below; L is staged in shared memory. On stream ST.
+template <class T>
+void small_solve_lower_unit(const T* l, T* b, Index ld, int k, Index c, cudaStream_t st);
+
+}  // namespace mm::cuda::lu
