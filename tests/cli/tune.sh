@@ -221,16 +221,18 @@ expect_exit 2 mmlu L.mtx --profile=3
 expect_stderr '^mmlu: --profile takes 1 or 2'
 
 if [[ $gpu ]]; then
-  all="{'nb', 'leaf', 'cluster', 'leaf_smem', 'cluster_rows', 'cluster_max_rows', 'reg_rows', 'exchange', 'graph'}"
+  all="{'nb', 'leaf', 'cluster', 'leaf_smem', 'cluster_rows', 'cluster_max_rows', 'reg_rows', 'exchange', 'graph', 'trsm'}"
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked -o LUd.mtx --pivots pd.mtx --timing t_lg.jsonl
   json_check t_lg.jsonl "set(r['tuning']) == $all and r['tuning']['nb'] == 64 and r['tuning']['leaf'] == 'cluster'
     and r['tuning']['cluster'] in (1, 2, 4, 8, 16) and r['tuning']['leaf_smem'] > 0
     and r['tuning']['cluster_rows'] == 64 and r['tuning']['cluster_max_rows'] == 256
     and r['tuning']['reg_rows'] == 1025 and r['tuning']['exchange'] == 'push'
-    and r['tuning']['graph'] == 'on' and 'profile' not in r" "the defaults record every LU key resolved"
+    and r['tuning']['graph'] == 'on' and r['tuning']['trsm'] == 'warp' and 'profile' not in r" \
+    "the defaults record every LU key resolved"
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune leaf=grid -o LUg.mtx --pivots pg.mtx \
     --timing t_lg2.jsonl
-  json_check t_lg2.jsonl "r['tuning'] == {'nb': 64, 'leaf': 'grid', 'graph': 'on'}" "leaf=grid is recorded"
+  json_check t_lg2.jsonl "r['tuning'] == {'nb': 64, 'leaf': 'grid', 'graph': 'on', 'trsm': 'warp'}" \
+    "leaf=grid is recorded"
   expect_exit 0 mmcheck lu L.mtx LUg.mtx pg.mtx
   # The defaults given explicitly: the same factors.
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune nb=64 --tune leaf=cluster \
