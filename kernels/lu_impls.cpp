@@ -54,8 +54,8 @@ void add_cuda_impls(ImplList<LuMake<T>>& l) {
                "cuSOLVER Xgetrf between device transposes (row-major <-> column-major)",
                [](const LuProblem<T>& p) { return make_lu_cusolver(p); }});
   l.push_back({"cuda-blocked", Device::cuda,
-               "panel leaves on a thread-block cluster (grid for tall ones), cuBLAS TRSM + GEMM, "
-               "look-ahead",
+               "panel leaves on a thread-block cluster (grid for tall ones), small triangular "
+               "solves a warp per column, cuBLAS GEMM (and TRSM for wide blocks), look-ahead",
                [](const LuProblem<T>& p) { return make_lu_cuda_blocked(p); }});
   l.push_back({"cuda-hybrid", Device::cuda,
                "a kernel per column step: pivot search, swap, scale, rank-1 update",
@@ -191,10 +191,11 @@ const ImplList<LuMake<T>>& lu_impls() {
 
 std::string lu_cuda_choice(std::int64_t n, bool real_double, bool memory_rich) {
   // Measured in double (lu_bench --device cuda --hybrid-max-n 0, x cuSOLVER getrf, pivots
-  // equal; bench/results/issue16_fourteenth_pass_2026-11-28_f68b5b5.md):
-  //  - H200 (memory-rich): cuda-blocked 1.06-1.07 / 1.13 / 1.19 / 1.25 / 1.06 at n = 2048 /
-  //    4096 / 8192 / 16384 / 32768 since its leaves' argmax runs on warp reductions; 0.64 at
-  //    1024 before them (not measured since);
+  // equal; bench/results/issue16_fourteenth_pass_2026-11-28_f68b5b5.md and
+  // issue16_fifteenth_pass_2026-11-29_f3a2f91.md):
+  //  - H200 (memory-rich): cuda-blocked 1.10-1.11 / 1.15-1.16 / 1.22-1.23 / 1.27 / 1.07 at
+  //    n = 2048 / 4096 / 8192 / 16384 / 32768 with the small solve (1.06-1.07 / 1.13 / 1.19 /
+  //    1.25 / 1.06 before it); 0.96 at 1024 (fourteenth pass, not measured since);
   //  - H100: 1.01-1.02 / 1.17 at 8192 / 16384 before that change, 0.92 at 4096
   //    (bench/results/lu_leaf_h100_2026-11-25_5dbcfad.md); not measured since.
   // Single and complex precision were not measured against cuSOLVER: they keep it.
