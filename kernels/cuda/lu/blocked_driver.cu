@@ -43,7 +43,7 @@ BlockedLu<T>::BlockedLu(Index n, const LuTuning& tuning, int profile)
       scratch_(leaf_prepare<T>(n, tuning, profile >= 2)),
       profile_(profile),
       use_graph_(graph_on(tuning, n, kGraphMaxN, profile)),
-      warp_trsm_(tuning.trsm == LuTuning::Trsm::warp && small_solve_takes<T>()),
+      warp_trsm_(tuning.trsm == LuTuning::Trsm::warp && kSmallSolveTakes<T>),
       workspace_(2 * kWorkspace) {
   // cublasSetStream resets the workspace: set it after. A workspace of our own keeps
   // cuBLAS from allocating while a graph is captured.
@@ -115,25 +115,17 @@ void BlockedLu<T>::panel(T* a, int g0, int m, int w, int pc0, int pc1) {
   const int half = (w / 2 + lw - 1) / lw * lw;
   const int w1 = half < w ? half : w / 2, w2 = w - w1;
   panel(a, g0, m, w1, pc0, pc1);
-  // solve_and_update's two calls, timed apart under --profile.
+  // The right half's U rows, then its rows below (timed apart under --profile).
   const Index ld = n_, r = g0, c0 = g0 + w1;
   T* const l11 = a + r * ld + r;
   T* const u12 = a + r * ld + c0;
-  profile_.span(Profile::panel_blas, panel_.get(), [&] {
-    profile_.span(
-        Profile::panel_trsm, panel_.get(),
-        [&] {
-          if (warp_trsm_)
-            small_solve_lower_unit(l11, u12, ld, w1, w2, panel_.get());
-          else
-            trsm_lower_unit(hp_.get(), w1, w2, l11, ld, u12, ld);
-        },
-        0, w1);
-    profile_.span(
-        Profile::panel_gemm, panel_.get(),
-        [&] { gemm_sub(hp_.get(), m - w1, w2, w1, l11 + w1 * ld, ld, u12, ld, u12 + w1 * ld, ld); },
-        0, w1);
-  });
+  profile_.span(
+      Profile::panel_trsm, panel_.get(),
+      [&] { solve_lower(hp_.get(), panel_.get(), l11, u12, w1, w2); }, 0, w1);
+  profile_.span(
+      Profile::panel_gemm, panel_.get(),
+      [&] { gemm_sub(hp_.get(), m - w1, w2, w1, l11 + w1 * ld, ld, u12, ld, u12 + w1 * ld, ld); },
+      0, w1);
   panel(a, g0 + w1, m - w1, w2, pc0, pc1);
 }
 
@@ -143,13 +135,18 @@ void BlockedLu<T>::update(T* a, int j0, int jb, int c0, int c1) {
   const int right = j0 + jb;
   const Index n = n_;
   gather_rows(a, n, c0, c1, pairs_.get(), 2 * jb, update_.get());
-  if (warp_trsm_ && c1 - c0 <= LuTuning::kMaxNb) {  // the next panel's columns
-    T* const u = a + j0 * n + c0;
-    small_solve_lower_unit(a + j0 * n + j0, u, n, jb, c1 - c0, update_.get());
-    gemm_sub(hu_.get(), n - right, c1 - c0, jb, a + right * n + j0, n, u, n, u + jb * n, n);
-    return;
-  }
-  solve_and_update(hu_.get(), a, n, j0, jb, c0, c1, n - right);
+  T* const u = a + j0 * n + c0;
+  solve_lower(hu_.get(), update_.get(), a + j0 * n + j0, u, jb, c1 - c0);
+  gemm_sub(hu_.get(), n - right, c1 - c0, jb, a + right * n + j0, n, u, n, u + jb * n, n);
+}
+
+template <class T>
+void BlockedLu<T>::solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index k,
+                               Index c) {
+  if (warp_trsm_ && k <= kSmallSolveRows && c <= LuTuning::kMaxNb)
+    small_solve_lower_unit(l, b, n_, static_cast<int>(k), c, s);
+  else
+    trsm_lower_unit(h, k, c, l, n_, b, n_);
 }
 
 template <class T>

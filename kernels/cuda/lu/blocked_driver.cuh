@@ -65,6 +65,11 @@ class BlockedLu {
   // TRSM, and the rows below by GEMM.
   void update(T* a, int j0, int jb, int c0, int c1);
 
+  // B (K x C, leading dimension n) <- L^-1 B, L unit lower, on stream S: the small solve where
+  // LuTuning::trsm takes it and the block fits it (K, C <= kMaxNb), else cuBLAS's TRSM on H
+  // (whose stream is S).
+  void solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index k, Index c);
+
   int n_, nb_;
   // Non-blocking: no implicit ordering with the legacy default stream, which the runner's
   // timing events and copies use; the order is stated by fence_.order().

@@ -97,15 +97,4 @@ void gemm_sub(cublasHandle_t h, Index r, Index c, Index k, const T* a, Index lda
                   static_cast<int>(ldc)));
 }
 
-// Right of the k x k unit lower block L at (r, r) of the row-major A (leading dimension ld),
-// columns [c0, c1): their rows r .. r + k become U's by TRSM, then the BELOW rows under
-// those are updated by GEMM with L's rows under it.
-template <class T>
-void solve_and_update(cublasHandle_t h, T* a, Index ld, Index r, Index k, Index c0, Index c1,
-                      Index below) {
-  trsm_lower_unit(h, k, c1 - c0, a + r * ld + r, ld, a + r * ld + c0, ld);
-  gemm_sub(h, below, c1 - c0, k, a + (r + k) * ld + r, ld, a + r * ld + c0, ld,
-           a + (r + k) * ld + c0, ld);
-}
-
 }  // namespace mm::cuda::lu::host

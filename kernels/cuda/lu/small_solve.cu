@@ -1,7 +1,5 @@
 // cuda-blocked's small triangular solve: a warp per column of B, forward substitution in
 // registers, L staged through shared memory 32 columns at a time.
-#include <type_traits>
-
 #include "cuda/cp_async.cuh"
 #include "cuda/lu/lu_cuda.hpp"
 #include "cuda/lu/small_solve.cuh"
@@ -114,13 +112,8 @@ void launch(const D* l, D* b, Index ld, int k, Index c, cudaStream_t st) {
 }  // namespace
 
 template <class T>
-bool small_solve_takes() {
-  return std::is_same_v<T, float> || std::is_same_v<T, double>;
-}
-
-template <class T>
 void small_solve_prepare() {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+  if constexpr (kSmallSolveTakes<T>) {
     allow<T, 1>();
     allow<T, 2>();
     allow<T, 4>();
@@ -130,7 +123,7 @@ void small_solve_prepare() {
 
 template <class T>
 void small_solve_lower_unit(const T* l, T* b, Index ld, int k, Index c, cudaStream_t st) {
-  if constexpr (!(std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+  if constexpr (!kSmallSolveTakes<T>) {
     throw DeviceError("small_solve_lower_unit: real values only");
   } else {
     if (k <= 1 || c <= 0) return;  // row 0 stays
@@ -147,7 +140,6 @@ void small_solve_lower_unit(const T* l, T* b, Index ld, int k, Index c, cudaStre
 }
 
 #define MM_LU_SMALL_SOLVE(T)              \
-  template bool small_solve_takes<T>();   \
   template void small_solve_prepare<T>(); \
   template void small_solve_lower_unit<T>(const T*, T*, Index, int, Index, cudaStream_t);
 MM_FOR_VALUE_TYPES(MM_LU_SMALL_SOLVE)
@@ -159,7 +151,7 @@ namespace mm {
 template <class T>
 void lu_cuda_small_solve(Dense<T>& m, int k, std::int64_t c) {
   using namespace cuda::lu;
-  if (!small_solve_takes<T>()) throw UsageError("lu_cuda_small_solve: real values only");
+  if (!kSmallSolveTakes<T>) throw UsageError("lu_cuda_small_solve: real values only");
   if (k < 0 || k > kSmallSolveRows || k > m.rows || c < 0 || k + c > m.cols)
     throw UsageError("lu_cuda_small_solve: the block is not inside M");
   cuda::Buffer<T> d(m.data.data(), m.data.size());

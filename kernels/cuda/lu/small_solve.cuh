@@ -5,6 +5,7 @@
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/lu/types.cuh"
+#include "mm/matrix.hpp"
 
 namespace mm::cuda::lu {
 
@@ -13,7 +14,7 @@ constexpr int kSmallSolveRows = kMaxPivots;
 
 // Whether the small solve takes T (real types; complex ones keep cuBLAS's TRSM).
 template <class T>
-bool small_solve_takes();
+inline constexpr bool kSmallSolveTakes = !is_complex_v<T>;
 
 // Lets the solve's kernels take their shared memory: before any launch is captured in a graph.
 template <class T>
