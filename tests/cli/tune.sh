@@ -258,6 +258,12 @@ if [[ $gpu ]]; then
   expect_stderr '^lu push leaf clock: '
   json_check t_lp2.jsonl "r['profile']['level'] == 2 and r['profile']['runs'] == 2
     and r['profile']['push_leaf_clock']['columns'] == 600" "--profile=2 records the push leaf's clock"
+  expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --profile=2 --tune reg_rows=1 -q \
+    --timing t_lp3.jsonl
+  expect_stderr '^lu register leaf clock: [0-9]+ leaves, 300 columns, ns per column: load [0-9]+ columns [0-9]+ store [0-9]+$'
+  json_check t_lp3.jsonl "r['profile']['register_leaf_clock']['columns'] == 300
+    and r['profile']['register_leaf_clock']['ns_per_column']['columns'] > 0
+    and 'push_leaf_clock' not in r['profile']" "--profile=2 records the register leaf's clock"
   expect_exit 0 mmsolve L.mtx Lb.mtx --method lu --device cuda --impl cuda-blocked --profile -q \
     --timing t_sp.jsonl
   expect_stderr '^lu profile n=300 '

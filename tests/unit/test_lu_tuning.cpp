@@ -243,7 +243,7 @@ TEST(LuTuningGpu, GivenValuesAreReported) {
 }
 
 // --profile: level 1 the spans of every run (warm-up included), the graph off; level 2 also the
-// push leaf's clock (n = 300: every leaf a push leaf).
+// push leaf's clock (n = 300: every leaf a push leaf), or the register leaf's (reg_rows=1).
 TEST(LuTuningGpu, ProfileLevels) {
   MM_REQUIRE_GPU();
   Measured m = blocked<double>(300, {}, 1);
@@ -270,6 +270,22 @@ TEST(LuTuningGpu, ProfileLevels) {
   ASSERT_TRUE(m.profile.contains("push_leaf_clock")) << m.profile.dump();
   EXPECT_EQ(m.profile.at("push_leaf_clock").at("columns"), 3 * 300);
   EXPECT_GT(m.profile.at("push_leaf_clock").at("ns_per_column").at("update").get<double>(), 0);
+  EXPECT_FALSE(m.profile.contains("register_leaf_clock")) << "300 rows: shared-memory leaves";
+  // Every leaf on registers: their clock, by phase, and no push leaf's.
+  m = blocked<double>(300, parse({"reg_rows=1"}), 2);
+  ASSERT_TRUE(m.profile.contains("register_leaf_clock")) << m.profile.dump();
+  EXPECT_FALSE(m.profile.contains("push_leaf_clock"));
+  const nlohmann::json& rc = m.profile.at("register_leaf_clock");
+  EXPECT_EQ(rc.at("columns"), 3 * 300);
+  EXPECT_EQ(rc.at("leaves"), m.profile.at("leaves_per_run").get<int>() * 3);
+  for (const char* phase : {"load", "columns", "store"})
+    EXPECT_GT(rc.at("ns_per_column").at(phase).get<double>(), 0) << phase;
+  // Their sum is inside the leaves' event spans (which add the launch's wait).
+  const double in_kernel_us = (rc.at("ns_per_column").at("load").get<double>() +
+                               rc.at("ns_per_column").at("columns").get<double>() +
+                               rc.at("ns_per_column").at("store").get<double>()) /
+                              1e3;
+  EXPECT_LT(in_kernel_us, m.profile.at("leaf_us_per_column")[0].at("us_per_column").get<double>());
 }
 
 // The other GPU implementations take no keys.

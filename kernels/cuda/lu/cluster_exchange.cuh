@@ -32,6 +32,7 @@ struct ClusterArgs {
   int pc0, pc1;  // the enclosing panel's columns
   int* ipiv;
   unsigned long long* info;
+  bool timed;  // --profile=2: the register leaf's clock (the push leaf's: a template argument)
 };
 
 // A block's pivot candidate as pushed to every block of the cluster: its magnitude, its row

@@ -374,7 +374,7 @@ void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int
     throw DeviceError("cluster leaf: " + std::to_string(w) + " columns in a panel of " +
                       std::to_string(pc1 - pc0) + " beyond its plan");
   const ClusterArgs<D> args{
-      reinterpret_cast<D*>(mat), lda, g0, m, w, plan.rows, pc0, pc1, ipiv, info};
+      reinterpret_cast<D*>(mat), lda, g0, m, w, plan.rows, pc0, pc1, ipiv, info, plan.timed};
   if (plan.reg)
     reg_leaf_launch<T>(plan, args, st);
   else
@@ -383,16 +383,7 @@ void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int
 
 LeafClockCounts cluster_leaf_clock_take() {
   static_assert(kPhases == LeafClockCounts::kPhases, "profile.cuh names each phase");
-  unsigned long long c[kPhases + 2] = {};
-  MM_CUDA(cudaMemcpyFromSymbol(c, g_leaf_clock, sizeof c));
-  LeafClockCounts out;
-  for (int i = 0; i < kPhases; ++i) out.cycles[i] = c[i];
-  out.columns = c[kPhases];
-  out.leaves = c[kPhases + 1];
-  if (out.columns == 0) return out;
-  const unsigned long long zero[kPhases + 2] = {};
-  MM_CUDA(cudaMemcpyToSymbol(g_leaf_clock, zero, sizeof zero));
-  return out;
+  return take_clock<kPhases>(g_leaf_clock);
 }
 
 #define MM_LU_CLUSTER_LEAF(T)                                                                  \

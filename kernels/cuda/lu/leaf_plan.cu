@@ -41,6 +41,7 @@ ClusterPlan reg_leaf_plan(const ClusterLeaf& l, Index m) {
     plan.blocks = static_cast<int>(blocks);
     plan.rows = rows;
     plan.reg = true;
+    plan.timed = l.timed;  // --profile=2: the register leaf's clock
     plan.smem = reg_leaf_smem<T>(width, plan.blocks);
   };
   // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.

@@ -12,6 +12,7 @@
 #include "cuda/lu/cluster_ptx.cuh"
 #include "cuda/lu/leaf_plan.cuh"
 #include "cuda/lu/pivot_search.cuh"
+#include "cuda/lu/profile.cuh"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
 
@@ -23,6 +24,11 @@ namespace cg = cooperative_groups;
 using namespace detail;
 
 constexpr int kRowBytes = 256;  // the leaf's values a thread holds
+
+// --profile=2: block 0's thread 0 reads clock64 around the loads, the column loop and the
+// stores of each timed leaf (ClusterArgs::timed); the cycles summed by phase
+// (kRegLeafClockPhases), then the columns and the leaves (reg_leaf_clock_take).
+__device__ unsigned long long g_reg_clock[RegLeafClockCounts::kPhases + 2];
 
 // Rows a thread holds at width W (0: the width does not fit). Real types only: complex
 // leaves stay in shared memory (cluster_leaf.cu), as each fully unrolled instance of this kernel
@@ -77,6 +83,17 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const int rank = static_cast<int>(cluster.block_rank());
   const int r0 = rank * p.rows;
+  // --profile=2's clock: each phase's cycles added as it ends (one thread, no wait); the last
+  // reading in shared memory, not in a register held across the column loop.
+  __shared__ long long last;
+  const bool clocked = p.timed && rank == 0 && t == 0;
+  if (clocked) last = clock64();
+  const auto lap = [&](int phase) {
+    if (!clocked) return;
+    const long long now = clock64();
+    atomicAdd(&g_reg_clock[phase], static_cast<unsigned long long>(now - last));
+    last = now;
+  };
   const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
   if (t == 0) init_push_barriers(mbar);
   const int oc = outside_column(p, t, rank, blocks);
@@ -111,6 +128,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
     if (have[k] && better(magnitude(a[k][0]), r, mag, idx)) mag = magnitude(a[k][0]), idx = r;
   }
   cluster.sync();  // every block's mbarriers initialised before the first push
+  lap(0);
   const Pusher<D, W> pusher(cands, rowj, mbar, rank, blocks);
 #pragma unroll
   for (int j = 0; j < W; ++j) {
@@ -190,6 +208,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
     }
     step.finish();
   }
+  lap(1);
   // Back through the tile (last read before the first column).
 #pragma unroll
   for (int k = 0; k < R; ++k) {
@@ -206,6 +225,12 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
     __syncthreads();
   }
   cluster.sync();  // no block leaves while a push into it may be in flight
+  lap(2);
+  if (clocked) {
+    constexpr int P = RegLeafClockCounts::kPhases;
+    atomicAdd(&g_reg_clock[P], static_cast<unsigned long long>(p.w));
+    atomicAdd(&g_reg_clock[P + 1], 1ull);
+  }
 }
 
 template <class D, int W>
@@ -227,6 +252,10 @@ void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st
 }
 
 }  // namespace
+
+RegLeafClockCounts reg_leaf_clock_take() {
+  return take_clock<RegLeafClockCounts::kPhases>(g_reg_clock);
+}
 
 template <class T>
 bool reg_leaf_prepare(int blocks) {
