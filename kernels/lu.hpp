@@ -65,6 +65,10 @@ struct LuTuning {
   // The triangular solves of at most kMaxNb rows and columns (inside a panel, and the next
   // panel's U rows), real types: a warp per column in registers, or cuBLAS's TRSM.
   Trsm trsm = Trsm::warp;
+  // The panel stream's own kernels (leaves, small solves) by programmatic dependent launch:
+  // each made resident while the kernel before it finishes, which its threads wait for (off
+  // under --profile). H200: 1.25 / 1.29 x cuSOLVER at n = 8192 / 16384 against 1.22 / 1.27.
+  bool pdl = true;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

@@ -74,6 +74,7 @@ const std::vector<std::string> kLeafWords{"cluster", "grid"};
 const std::vector<std::string> kExchangeWords{"push", "sync"};
 const std::vector<std::string> kGraphWords{"auto", "on", "off"};
 const std::vector<std::string> kTrsmWords{"warp", "cublas"};
+const std::vector<std::string> kOffOn{"off", "on"};
 constexpr int kMostRows = 1 << 20;  // rows and bytes: beyond any leaf cuda-blocked factors
 
 }  // namespace
@@ -124,7 +125,12 @@ const TuneKeys& LuTuning::keys() {
             " rows and columns (a panel's own U rows, the next panel's), real types: warp: a "
             "warp per column, forward substitution in registers, L staged in shared memory; "
             "cublas: cuBLAS's TRSM (complex types always)",
-        "warp"}}};
+        "warp"},
+       {"pdl", "off|on",
+        "the panel stream's own kernels (leaves, small solves) by programmatic dependent launch: "
+        "each made resident while the kernel before it finishes, waiting for it in its threads; "
+        "off under --profile",
+        "on"}}};
   return k;
 }
 
@@ -151,6 +157,7 @@ LuTuning LuTuning::from(const TuneArgs& args) {
     t.graph = static_cast<Graph>(tune_choice(k.key("graph"), *v, kGraphWords));
   if (const auto v = args.get(k.key("trsm")))
     t.trsm = static_cast<Trsm>(tune_choice(k.key("trsm"), *v, kTrsmWords));
+  if (const auto v = args.get(k.key("pdl"))) t.pdl = tune_choice(k.key("pdl"), *v, kOffOn) == 1;
   return t;
 }
 
@@ -167,7 +174,8 @@ nlohmann::json LuTuning::to_json() const {
           {"reg_rows", reg_rows < 0 ? nlohmann::json("auto") : nlohmann::json(reg_rows)},
           {"exchange", word(kExchangeWords, exchange)},
           {"graph", word(kGraphWords, graph)},
-          {"trsm", word(kTrsmWords, trsm)}};
+          {"trsm", word(kTrsmWords, trsm)},
+          {"pdl", kOffOn.at(pdl ? 1 : 0)}};
 }
 
 template <class T>

@@ -163,7 +163,7 @@ else
 fi
 
 # ---- LU: mmlu and mmsolve --method lu (cuda-blocked's keys) ------------------------------------
-lu_keys="nb leaf cluster leaf_smem cluster_rows cluster_max_rows reg_rows exchange graph trsm"
+lu_keys="nb leaf cluster leaf_smem cluster_rows cluster_max_rows reg_rows exchange graph trsm pdl"
 for tool in mmlu mmsolve; do
   expect_exit 0 $tool --tune help
   grep -q '^lu: cuda-blocked' out && pass "$tool --tune help names lu's cuda-blocked" ||
@@ -182,6 +182,8 @@ grep -Eq '^  reg_rows=auto\|0\.\.1048576 +default auto: 1025$' out && pass "--tu
   fail "--tune help: reg_rows: $(cat out)"
 grep -Eq '^  trsm=warp\|cublas +default warp$' out && pass "--tune help: trsm=warp|cublas" ||
   fail "--tune help: trsm: $(cat out)"
+grep -Eq '^  pdl=off\|on +default on$' out && pass "--tune help: pdl=off|on" ||
+  fail "--tune help: pdl: $(cat out)"
 grep -Eq '^  exchange=push\|sync +default push  \[experimental\]$' out &&
   pass "--tune help marks the sync exchange experimental" || fail "--tune help: exchange: $(cat out)"
 [[ $(grep -c '\[experimental\]' out) == 1 ]] && pass "one experimental LU key" ||
@@ -192,7 +194,7 @@ mmgen rhs L.mtx -o Lb.mtx
 expect_exit 2 mmlu L.mtx --tune leaf=foo -o never.mtx
 expect_stderr '^mmlu: --tune leaf=foo: leaf takes cluster\|grid$'
 expect_exit 2 mmlu L.mtx --tune nosuch=1 -o never.mtx
-expect_stderr "^mmlu: unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, cluster_rows, cluster_max_rows, reg_rows, exchange, graph, trsm"
+expect_stderr "^mmlu: unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, cluster_rows, cluster_max_rows, reg_rows, exchange, graph, trsm, pdl"
 expect_exit 2 mmlu nosuch.mtx --tune nb=300
 expect_stderr '^mmlu: --tune nb=300: nb takes 0\.\.256$'
 expect_exit 2 mmlu L.mtx --tune cluster=3
@@ -221,17 +223,18 @@ expect_exit 2 mmlu L.mtx --profile=3
 expect_stderr '^mmlu: --profile takes 1 or 2'
 
 if [[ $gpu ]]; then
-  all="{'nb', 'leaf', 'cluster', 'leaf_smem', 'cluster_rows', 'cluster_max_rows', 'reg_rows', 'exchange', 'graph', 'trsm'}"
+  all="{'nb', 'leaf', 'cluster', 'leaf_smem', 'cluster_rows', 'cluster_max_rows', 'reg_rows', 'exchange', 'graph', 'trsm', 'pdl'}"
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked -o LUd.mtx --pivots pd.mtx --timing t_lg.jsonl
   json_check t_lg.jsonl "set(r['tuning']) == $all and r['tuning']['nb'] == 64 and r['tuning']['leaf'] == 'cluster'
     and r['tuning']['cluster'] in (1, 2, 4, 8, 16) and r['tuning']['leaf_smem'] > 0
     and r['tuning']['cluster_rows'] == 64 and r['tuning']['cluster_max_rows'] == 256
     and r['tuning']['reg_rows'] == 1025 and r['tuning']['exchange'] == 'push'
-    and r['tuning']['graph'] == 'on' and r['tuning']['trsm'] == 'warp' and 'profile' not in r" \
+    and r['tuning']['graph'] == 'on' and r['tuning']['trsm'] == 'warp' and r['tuning']['pdl'] == 'on'
+    and 'profile' not in r" \
     "the defaults record every LU key resolved"
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --tune leaf=grid -o LUg.mtx --pivots pg.mtx \
     --timing t_lg2.jsonl
-  json_check t_lg2.jsonl "r['tuning'] == {'nb': 64, 'leaf': 'grid', 'graph': 'on', 'trsm': 'warp'}" \
+  json_check t_lg2.jsonl "r['tuning'] == {'nb': 64, 'leaf': 'grid', 'graph': 'on', 'trsm': 'warp', 'pdl': 'on'}" \
     "leaf=grid is recorded"
   expect_exit 0 mmcheck lu L.mtx LUg.mtx pg.mtx
   # The defaults given explicitly: the same factors.
@@ -253,7 +256,8 @@ if [[ $gpu ]]; then
   expect_stderr '^lu profile n=300 nb=64 runs=1, ms per run: leaf '
   json_check t_lp.jsonl "r['profile']['level'] == 1 and r['profile']['runs'] == 1
     and r['profile']['ms_per_run']['leaf'] > 0 and r['profile']['leaf_us_per_column'][0]['columns_per_run'] == 300
-    and 'push_leaf_clock' not in r['profile'] and r['tuning']['graph'] == 'off'" "--profile is in the record"
+    and 'push_leaf_clock' not in r['profile'] and r['tuning']['graph'] == 'off'
+    and r['tuning']['pdl'] == 'off'" "--profile is in the record"
   expect_exit 0 mmlu L.mtx --device cuda --impl cuda-blocked --profile=2 --repeat 2 -q --timing t_lp2.jsonl
   expect_stderr '^lu push leaf clock: '
   json_check t_lp2.jsonl "r['profile']['level'] == 2 and r['profile']['runs'] == 2

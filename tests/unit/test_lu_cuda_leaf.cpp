@@ -3,6 +3,7 @@
 // one-block and many-block clusters, the fallback) against lu_ref's factors and pivots.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -142,6 +143,10 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& leaf_settin
       {"register leaf", {"leaf=cluster", "reg_rows=1"}},
       {"register leaf, cluster of 2", {"leaf=cluster", "reg_rows=1", "cluster=2"}},
       {"register leaf, cluster of 1", {"leaf=cluster", "reg_rows=1", "cluster=1"}},
+      // Programmatic launch (the default) in the graph (auto at these sizes), on the streams,
+      // and none.
+      {"streams", {"graph=off"}},
+      {"no programmatic launch", {"pdl=off"}},
   };
   return s;
 }
@@ -208,8 +213,13 @@ TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
         const nlohmann::json used = blocked_factor(a, nb, tuning_of(items), lu, ipiv);
         expect_reported<T>(items, used, what);
         EXPECT_EQ(used.at("nb"), nb > 0 ? nb : lu_cuda_default_nb(n)) << what;
-        EXPECT_EQ(used.at("graph"), "on") << what << ": auto takes the graph up to n = 4096";
+        if (std::find(items.begin(), items.end(), "graph=off") == items.end()) {
+          EXPECT_EQ(used.at("graph"), "on") << what << ": auto takes the graph up to n = 4096";
+        }
         EXPECT_EQ(used.contains("exchange"), name != "grid") << what << ": " << used.dump();
+        if (std::find(items.begin(), items.end(), "pdl=off") == items.end()) {
+          EXPECT_EQ(used.at("pdl"), "on") << what << ": programmatic launch is the default";
+        }
         for (const auto& v : lu.data) ASSERT_FALSE(std::isnan(std::abs(v))) << what;
         const auto r =
             check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());

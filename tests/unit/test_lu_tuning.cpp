@@ -23,7 +23,7 @@ constexpr auto usage_error = test::tuning_usage_error<LuTuning>;
 
 const std::vector<std::string> kKeys{
     "nb",       "leaf",     "cluster", "leaf_smem", "cluster_rows", "cluster_max_rows",
-    "reg_rows", "exchange", "graph",   "trsm"};
+    "reg_rows", "exchange", "graph",   "trsm",      "pdl"};
 
 TEST(LuTuning, KeysNameTheirValuesAndDefaults) {
   const TuneKeys& k = LuTuning::keys();
@@ -44,6 +44,8 @@ TEST(LuTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.key("graph").allowed, "auto|on|off");
   EXPECT_EQ(k.key("trsm").allowed, "warp|cublas");
   EXPECT_EQ(k.key("trsm").fallback, "warp");
+  EXPECT_EQ(k.key("pdl").allowed, "off|on");
+  EXPECT_EQ(k.key("pdl").fallback, "on");
   // The sync exchange is a research leftover: its key is the one experimental.
   for (const auto& key : k.keys) {
     EXPECT_FALSE(key.meaning.empty()) << key.name;
@@ -64,6 +66,7 @@ TEST(LuTuning, DefaultsAreTheCodesChoice) {
   EXPECT_EQ(t.exchange, LuTuning::Exchange::push);
   EXPECT_EQ(t.graph, LuTuning::Graph::automatic);
   EXPECT_EQ(t.trsm, LuTuning::Trsm::warp);
+  EXPECT_TRUE(t.pdl);
   EXPECT_EQ(t.to_json(), (nlohmann::json{{"nb", 0},
                                          {"leaf", "cluster"},
                                          {"cluster", 0},
@@ -73,13 +76,14 @@ TEST(LuTuning, DefaultsAreTheCodesChoice) {
                                          {"reg_rows", "auto"},
                                          {"exchange", "push"},
                                          {"graph", "auto"},
-                                         {"trsm", "warp"}}));
+                                         {"trsm", "warp"},
+                                         {"pdl", "on"}}));
 }
 
 TEST(LuTuning, FromTakesEachKey) {
-  const LuTuning t =
-      parse({"nb=96", "leaf=grid", "cluster=4", "leaf_smem=6144", "cluster_rows=1",
-             "cluster_max_rows=100000", "reg_rows=0", "exchange=sync", "graph=off", "trsm=cublas"});
+  const LuTuning t = parse({"nb=96", "leaf=grid", "cluster=4", "leaf_smem=6144", "cluster_rows=1",
+                            "cluster_max_rows=100000", "reg_rows=0", "exchange=sync", "graph=off",
+                            "trsm=cublas", "pdl=off"});
   EXPECT_EQ(t.nb, 96);
   EXPECT_EQ(t.leaf, LuTuning::Leaf::grid);
   EXPECT_EQ(t.cluster, 4);
@@ -90,6 +94,7 @@ TEST(LuTuning, FromTakesEachKey) {
   EXPECT_EQ(t.exchange, LuTuning::Exchange::sync);
   EXPECT_EQ(t.graph, LuTuning::Graph::off);
   EXPECT_EQ(t.trsm, LuTuning::Trsm::cublas);
+  EXPECT_FALSE(t.pdl);
   EXPECT_EQ(t.to_json(), (nlohmann::json{{"nb", 96},
                                          {"leaf", "grid"},
                                          {"cluster", 4},
@@ -99,7 +104,9 @@ TEST(LuTuning, FromTakesEachKey) {
                                          {"reg_rows", 0},
                                          {"exchange", "sync"},
                                          {"graph", "off"},
-                                         {"trsm", "cublas"}}));
+                                         {"trsm", "cublas"},
+                                         {"pdl", "off"}}));
+  EXPECT_TRUE(parse({"pdl=on"}).pdl);
   EXPECT_EQ(parse({"graph=on"}).graph, LuTuning::Graph::on);
   EXPECT_EQ(parse({"graph=auto"}).graph, LuTuning::Graph::automatic);
   EXPECT_EQ(parse({"reg_rows=auto"}).reg_rows, -1);
@@ -120,7 +127,8 @@ TEST(LuTuning, FromTakesEachKey) {
                                    {"reg_rows", "0"},
                                    {"exchange", "sync"},
                                    {"graph", "on"},
-                                   {"trsm", "cublas"}})
+                                   {"trsm", "cublas"},
+                                   {"pdl", "off"}})
     EXPECT_NE(parse({std::string(key) + "=" + value}).to_json().at(key), none.at(key)) << key;
 }
 
@@ -140,13 +148,15 @@ TEST(LuTuning, BadValuesAreUsageErrorsNamingTheAllowedOnes) {
   EXPECT_EQ(usage_error({"reg_rows="}), "--tune reg_rows=: reg_rows takes auto|0..1048576");
   EXPECT_EQ(usage_error({"exchange=pull"}), "--tune exchange=pull: exchange takes push|sync");
   EXPECT_EQ(usage_error({"graph=yes"}), "--tune graph=yes: graph takes auto|on|off");
+  EXPECT_EQ(usage_error({"pdl=yes"}), "--tune pdl=yes: pdl takes off|on");
 }
 
 TEST(LuTuning, UnknownKeysAndTheHelpText) {
   EXPECT_EQ(
       test::usage_error([] { TuneArgs({"nosuch=1"}).check_known("mmlu", {LuTuning::keys()}); }),
       "unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, "
-      "cluster_rows, cluster_max_rows, reg_rows, exchange, graph, trsm (see mmlu --tune help)");
+      "cluster_rows, cluster_max_rows, reg_rows, exchange, graph, trsm, pdl (see mmlu --tune "
+      "help)");
   const std::string help = tune_help("mmlu", {LuTuning::keys()});
   EXPECT_NE(help.find("\nlu: cuda-blocked"), std::string::npos) << help;
   EXPECT_NE(help.find("  leaf=cluster|grid   default cluster\n"), std::string::npos) << help;
@@ -217,6 +227,7 @@ TYPED_TEST(LuTuningGpu, DefaultsReportEveryKeyResolved) {
   EXPECT_EQ(u.at("exchange"), "push");
   EXPECT_EQ(u.at("graph"), "on");
   EXPECT_EQ(u.at("trsm"), is_complex_v<T> ? "cublas" : "warp");  // the small solve: real only
+  EXPECT_EQ(u.at("pdl"), "on");
   EXPECT_TRUE(m.profile.is_null()) << m.profile.dump();
 }
 
@@ -237,9 +248,13 @@ TEST(LuTuningGpu, GivenValuesAreReported) {
   EXPECT_EQ(blocked<double>(4097, {}).tuning.at("graph"), "off");  // auto: up to 4096
   EXPECT_EQ(blocked<double>(300, parse({"exchange=sync"})).tuning.at("exchange"), "sync");
   EXPECT_EQ(blocked<double>(300, parse({"trsm=cublas"})).tuning.at("trsm"), "cublas");
+  EXPECT_EQ(blocked<double>(300, parse({"pdl=off"})).tuning.at("pdl"), "off");
+  EXPECT_EQ(blocked<double>(4097, {}).tuning.at("pdl"), "on");  // on the streams too
   // The grid leaf takes none of the cluster keys.
   u = blocked<double>(300, parse({"leaf=grid", "cluster=4"})).tuning;
-  EXPECT_EQ(u, (nlohmann::json{{"nb", 64}, {"leaf", "grid"}, {"graph", "on"}, {"trsm", "warp"}}));
+  EXPECT_EQ(u,
+            (nlohmann::json{
+                {"nb", 64}, {"leaf", "grid"}, {"graph", "on"}, {"trsm", "warp"}, {"pdl", "on"}}));
 }
 
 // --profile: level 1 the spans of every run (warm-up included), the graph off; level 2 also the

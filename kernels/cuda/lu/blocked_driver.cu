@@ -44,6 +44,7 @@ BlockedLu<T>::BlockedLu(Index n, const LuTuning& tuning, int profile)
       profile_(profile),
       use_graph_(graph_on(tuning, n, kGraphMaxN, profile)),
       warp_trsm_(tuning.trsm == LuTuning::Trsm::warp && kSmallSolveTakes<T>),
+      pdl_(tuning.pdl && profile == 0),
       workspace_(2 * kWorkspace) {
   // cublasSetStream resets the workspace: set it after. A workspace of our own keeps
   // cuBLAS from allocating while a graph is captured.
@@ -78,6 +79,7 @@ void BlockedLu<T>::enqueue(T* a) {
   const int n = n_, nb = nb_;
   MM_CUDA(cudaMemsetAsync(info_.get(), 0xff, sizeof(unsigned long long), U));
   fence_.order(U, P);
+  chain_ = false;  // P's next kernel waits on an event, not on a kernel of P
   panel(a, 0, n, std::min(nb, n), 0, std::min(nb, n));
   for (int j0 = 0; j0 < n; j0 += nb) {
     const int jb = std::min(nb, n - j0), right = j0 + jb;
@@ -91,6 +93,7 @@ void BlockedLu<T>::enqueue(T* a) {
       const int nb2 = std::min(nb, n - right);
       profile_.span(Profile::next, U, [&] { update(a, j0, jb, right, right + nb2); });
       fence_.order(U, P);
+      chain_ = false;
       panel(a, right, n - right, nb2, right, right + nb2);
       profile_.span(Profile::rest, U, [&] { update(a, j0, jb, right + nb2, n); });
     }
@@ -106,9 +109,11 @@ void BlockedLu<T>::panel(T* a, int g0, int m, int w, int pc0, int pc1) {
     profile_.span(
         Profile::leaf, panel_.get(),
         [&] {
+          scratch_.cluster.pdl = pdl_ && chain_;
           leaf_factor(a, n_, g0, m, w, pc0, pc1, ipiv_.get(), info_.get(), scratch_, panel_.get());
         },
         m, w);
+    chain_ = true;
     return;
   }
   // The left half a whole number of leaves where that splits w.
@@ -121,7 +126,7 @@ void BlockedLu<T>::panel(T* a, int g0, int m, int w, int pc0, int pc1) {
   T* const u12 = a + r * ld + c0;
   profile_.span(
       Profile::panel_trsm, panel_.get(),
-      [&] { solve_lower(hp_.get(), panel_.get(), l11, u12, w1, w2); }, 0, w1);
+      [&] { solve_lower(hp_.get(), panel_.get(), l11, u12, w1, w2, pdl_ && chain_); }, 0, w1);
   profile_.span(
       Profile::panel_gemm, panel_.get(),
       [&] { gemm_sub(hp_.get(), m - w1, w2, w1, l11 + w1 * ld, ld, u12, ld, u12 + w1 * ld, ld); },
@@ -141,10 +146,10 @@ void BlockedLu<T>::update(T* a, int j0, int jb, int c0, int c1) {
 }
 
 template <class T>
-void BlockedLu<T>::solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index k,
-                               Index c) {
+void BlockedLu<T>::solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index k, Index c,
+                               bool pdl) {
   if (warp_trsm_ && k <= kSmallSolveRows && c <= LuTuning::kMaxNb)
-    small_solve_lower_unit(l, b, n_, static_cast<int>(k), c, s);
+    small_solve_lower_unit(l, b, n_, static_cast<int>(k), c, s, pdl);
   else
     trsm_lower_unit(h, k, c, l, n_, b, n_);
 }
@@ -165,6 +170,7 @@ nlohmann::json BlockedLu<T>::tuning() const {
   u.nb = nb_;
   u.graph = use_graph_ ? LuTuning::Graph::on : LuTuning::Graph::off;
   u.trsm = warp_trsm_ ? LuTuning::Trsm::warp : LuTuning::Trsm::cublas;
+  u.pdl = pdl_;
   if (scratch_.mode == LeafMode::grid) {
     u.leaf = LuTuning::Leaf::grid;
     nlohmann::json j = u.to_json();

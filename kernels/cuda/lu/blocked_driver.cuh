@@ -68,7 +68,9 @@ class BlockedLu {
   // B (K x C, leading dimension n) <- L^-1 B, L unit lower, on stream S: the small solve where
   // LuTuning::trsm takes it and the block fits it (K, C <= kMaxNb), else cuBLAS's TRSM on H
   // (whose stream is S).
-  void solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index k, Index c);
+  // PDL: the small solve as a programmatic dependent of S's kernel before.
+  void solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index k, Index c,
+                   bool pdl = false);
 
   int n_, nb_;
   // Non-blocking: no implicit ordering with the legacy default stream, which the runner's
@@ -83,6 +85,10 @@ class BlockedLu {
   host::Profile profile_;
   bool use_graph_;
   bool warp_trsm_;  // LuTuning::trsm (cuBLAS's for complex types)
+  // LuTuning::pdl (off under --profile); chain_: P's last work was a kernel, so that
+  // P's next kernel may be launched as its programmatic dependent (not after an event wait).
+  bool pdl_;
+  bool chain_ = false;
   // A graph's kernels lose the panel stream's priority: it pays where launches dominate
   // (n = 4096: 2 % faster), not where the look-ahead does (n = 16384: 5 % slower).
   static constexpr Index kGraphMaxN = 4096;

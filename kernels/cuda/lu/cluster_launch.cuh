@@ -8,11 +8,13 @@
 #include <type_traits>
 
 #include "cuda/cuda_util.cuh"
+#include "cuda/lu/pdl.cuh"
 
 namespace mm::cuda::lu::detail {
 
 // One cluster of BLOCKS blocks of THREADS threads with SMEM bytes of dynamic shared memory on
-// ST; ATTR holds the cluster dimension the configuration points to.
+// ST; ATTR holds the cluster dimension the configuration points to (ATTR + 1 is left for
+// with_pdl).
 inline cudaLaunchConfig_t cluster_config(int blocks, int threads, std::size_t smem, cudaStream_t st,
                                          cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg{};

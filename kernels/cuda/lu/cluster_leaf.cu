@@ -144,6 +144,7 @@ __global__ void __launch_bounds__(kLeafThreads) cluster_leaf_kernel(ClusterArgs<
   double* red_mag = cmag + 2;
   int* cidx = reinterpret_cast<int*>(red_mag + kLeafWarps + 1);
   int* red_idx = cidx + 2;
+  pdl_wait();  // the stream's kernel before (pdl=on): finished, its writes visible
   const int t = threadIdx.x, lane = t % 32, c = lane % W;
   const int rank = static_cast<int>(cluster.block_rank());
   const int blocks = static_cast<int>(cluster.num_blocks());
@@ -156,6 +157,7 @@ __global__ void __launch_bounds__(kLeafThreads) cluster_leaf_kernel(ClusterArgs<
   rows.first_candidate(mag, idx);
   for (int j = 0; j < p.w; ++j) {
     const int par = j & 1;
+    pdl_trigger_at(j, p.w);
     block_argmax<kLeafThreads>(mag, idx, red_mag, red_idx);
     if (t == 0) cmag[par] = mag, cidx[par] = idx;
     if (t < W) {
@@ -250,6 +252,7 @@ __global__ void __launch_bounds__(kLeafThreads) push_leaf_kernel(ClusterArgs<D> 
   double* red_mag = reinterpret_cast<double*>(rowj + 2 * W);
   int* red_idx = reinterpret_cast<int*>(red_mag + kLeafWarps);
   unsigned long long* mbar = reinterpret_cast<unsigned long long*>(red_idx + kLeafWarps);
+  pdl_wait();  // the stream's kernel before (pdl=on): finished, its writes visible
   const int t = threadIdx.x, lane = t % 32, warp = t / 32, c = lane % W;
   const int rank = static_cast<int>(cluster.block_rank());
   const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
@@ -266,6 +269,7 @@ __global__ void __launch_bounds__(kLeafThreads) push_leaf_kernel(ClusterArgs<D> 
   const Pusher<D, W> pusher(cands, rowj, mbar, rank, blocks);
   for (int j = 0; j < p.w; ++j) {
     const int par = j & 1;
+    pdl_trigger_at(j, p.w);
     // The warp's best candidate into its slot: from every lane for column 0; after that only
     // the lanes of column j (one per row the warp covers) searched, so only they reduce.
     if (j == 0) {
@@ -330,8 +334,9 @@ void set_attributes(std::size_t smem) {
 
 template <class D, int W>
 void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st) {
-  cudaLaunchAttribute attr{};
-  const cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kLeafThreads, plan.smem, st, &attr);
+  cudaLaunchAttribute attr[2]{};
+  cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kLeafThreads, plan.smem, st, attr);
+  with_pdl(cfg, attr + 1, plan.pdl);
   if (plan.push && plan.timed)
     MM_CUDA(cudaLaunchKernelEx(&cfg, push_leaf_kernel<D, W, true>, args));
   else if (plan.push)

@@ -42,6 +42,7 @@ ClusterPlan reg_leaf_plan(const ClusterLeaf& l, Index m) {
     plan.rows = rows;
     plan.reg = true;
     plan.timed = l.timed;  // --profile=2: the register leaf's clock
+    plan.pdl = l.pdl;
     plan.smem = reg_leaf_smem<T>(width, plan.blocks);
   };
   // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
@@ -126,7 +127,9 @@ ClusterPlan cluster_plan(const ClusterLeaf& l, Index m) {
            (static_cast<Index>(b) * l.target_rows < m || bytes(rows(b), b) > l.smem))
       b *= 2;
     if (bytes(rows(b), b) > l.smem || rows(b) > l.max_rows) return {};
-    return {width, b, rows(b), bytes(rows(b), b), l.push, l.timed};
+    ClusterPlan p{width, b, rows(b), bytes(rows(b), b), l.push, l.timed};
+    p.pdl = l.pdl;
+    return p;
   };
   // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
   if (auto p = fit(32); p.width) return p;

@@ -43,6 +43,7 @@ struct ClusterLeaf {
   // Leaves of at least this many rows hold them in registers (register_leaf.cu) where a cluster
   // can (LuTuning::reg_rows; 0: never).
   int reg_rows = 0;
+  bool pdl = false;  // LuTuning::pdl: the leaves launched as programmatic dependents
 };
 
 // One cluster leaf launch: WIDTH columns (32, 16 or 8) over BLOCKS blocks of ROWS rows each
@@ -53,6 +54,7 @@ struct ClusterPlan {
   bool push = true;
   bool timed = false;  // --profile=2: the push leaf's phases timed (cluster_leaf_clock_take)
   bool reg = false;    // the rows in registers (register_leaf.cu), ROWS a block
+  bool pdl = false;    // launched as a programmatic dependent of the stream's kernel before
 };
 
 // Global scratch through which the leaf's blocks exchange pivot candidates: two sets, by the

@@ -80,6 +80,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
   double* red_mag = reinterpret_cast<double*>(stagej + 2 * W);               // [2][kLeafWarps]
   int* red_idx = reinterpret_cast<int*>(red_mag + 2 * kLeafWarps);           // [2][kLeafWarps]
   unsigned long long* mbar = reinterpret_cast<unsigned long long*>(red_idx + 2 * kLeafWarps);
+  pdl_wait();  // the stream's kernel before (pdl=on): finished, its writes visible
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const int rank = static_cast<int>(cluster.block_rank());
   const int r0 = rank * p.rows;
@@ -134,6 +135,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
   for (int j = 0; j < W; ++j) {
     if (j >= p.w) break;
     const int par = j & 1;
+    pdl_trigger_at(j, p.w);
     // The warp's best, in every lane; its owner stages the row, block 0's thread j row j.
     warp_argmax_all(mag, idx);
     if (lane == 0) red_mag[par * kLeafWarps + warp] = mag, red_idx[par * kLeafWarps + warp] = idx;
@@ -243,8 +245,9 @@ void set_attributes() {
 template <class D, int W>
 void launch(const ClusterPlan& plan, const ClusterArgs<D>& args, cudaStream_t st) {
   if constexpr (per_thread<D, W>() >= 1) {
-    cudaLaunchAttribute attr{};
-    const cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kLeafThreads, plan.smem, st, &attr);
+    cudaLaunchAttribute attr[2]{};
+    cudaLaunchConfig_t cfg = cluster_config(plan.blocks, kLeafThreads, plan.smem, st, attr);
+    with_pdl(cfg, attr + 1, plan.pdl);
     MM_CUDA(cudaLaunchKernelEx(&cfg, reg_leaf_kernel<D, W>, args));
   } else {
     throw DeviceError("register leaf: width " + std::to_string(W) + " does not fit");

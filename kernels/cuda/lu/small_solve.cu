@@ -2,6 +2,7 @@
 // registers, L staged through shared memory 32 columns at a time.
 #include "cuda/cp_async.cuh"
 #include "cuda/lu/lu_cuda.hpp"
+#include "cuda/lu/pdl.cuh"
 #include "cuda/lu/small_solve.cuh"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
@@ -9,6 +10,10 @@
 namespace mm::cuda::lu {
 
 namespace {
+
+using detail::pdl_trigger;
+using detail::pdl_wait;
+using detail::with_pdl;
 
 // Tuning. 16 columns of B a block (a warp each): 128 bytes of each row of B in double, and each
 // chunk of L staged once for all 16. Up to kStages chunks of L (32 of its columns, the rows
@@ -37,6 +42,8 @@ template <class D, int J>
 __global__ void __launch_bounds__(kThreads)
     solve_kernel(const D* __restrict__ l, D* __restrict__ b, Index ld, int k, Index cols) {
   constexpr int S = stages<J>(), R = 32 * J;
+  pdl_wait();  // the panel stream's kernel before (pdl=on): finished, its writes visible
+  pdl_trigger();
   extern __shared__ __align__(16) unsigned char smem[];
   D* const ring = reinterpret_cast<D*>(smem);
   const int lane = static_cast<int>(threadIdx.x % 32);
@@ -90,6 +97,22 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// KERNEL's launch of BLOCKS blocks of THREADS threads and SMEM bytes on ST, as a programmatic
+// dependent of the stream's kernel before where PDL.
+template <class K, class... Args>
+void launch_on(K* kernel, unsigned blocks, int threads, std::size_t smem, cudaStream_t st, bool pdl,
+               Args... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = st;
+  cudaLaunchAttribute attr[1]{};
+  cfg.attrs = attr;
+  with_pdl(cfg, attr, pdl);
+  MM_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
+}
+
 // Lets each instantiation take its shared memory (above the 48 KB default from J = 4), once.
 template <class D, int J>
 void allow() {
@@ -102,11 +125,10 @@ void allow() {
 }
 
 template <class D, int J>
-void launch(const D* l, D* b, Index ld, int k, Index c, cudaStream_t st) {
+void launch(const D* l, D* b, Index ld, int k, Index c, cudaStream_t st, bool pdl) {
   allow<D, J>();
   const auto blocks = static_cast<unsigned>((c + kWarps - 1) / kWarps);
-  solve_kernel<D, J><<<blocks, kThreads, smem_bytes<D, J>(), st>>>(l, b, ld, k, c);
-  MM_CUDA_LAUNCHED("lu small solve_kernel");
+  launch_on(solve_kernel<D, J>, blocks, kThreads, smem_bytes<D, J>(), st, pdl, l, b, ld, k, c);
 }
 
 }  // namespace
@@ -122,26 +144,26 @@ void small_solve_prepare() {
 }
 
 template <class T>
-void small_solve_lower_unit(const T* l, T* b, Index ld, int k, Index c, cudaStream_t st) {
+void small_solve_lower_unit(const T* l, T* b, Index ld, int k, Index c, cudaStream_t st, bool pdl) {
   if constexpr (!kSmallSolveTakes<T>) {
     throw DeviceError("small_solve_lower_unit: real values only");
   } else {
     if (k <= 1 || c <= 0) return;  // row 0 stays
     if (k > kSmallSolveRows) throw DeviceError("small_solve_lower_unit: more than 256 rows");
     if (k <= 32)
-      launch<T, 1>(l, b, ld, k, c, st);
+      launch<T, 1>(l, b, ld, k, c, st, pdl);
     else if (k <= 64)
-      launch<T, 2>(l, b, ld, k, c, st);
+      launch<T, 2>(l, b, ld, k, c, st, pdl);
     else if (k <= 128)
-      launch<T, 4>(l, b, ld, k, c, st);
+      launch<T, 4>(l, b, ld, k, c, st, pdl);
     else
-      launch<T, 8>(l, b, ld, k, c, st);
+      launch<T, 8>(l, b, ld, k, c, st, pdl);
   }
 }
 
 #define MM_LU_SMALL_SOLVE(T)              \
   template void small_solve_prepare<T>(); \
-  template void small_solve_lower_unit<T>(const T*, T*, Index, int, Index, cudaStream_t);
+  template void small_solve_lower_unit<T>(const T*, T*, Index, int, Index, cudaStream_t, bool);
 MM_FOR_VALUE_TYPES(MM_LU_SMALL_SOLVE)
 
 }  // namespace mm::cuda::lu

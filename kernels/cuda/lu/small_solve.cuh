@@ -24,7 +24,9 @@ void small_solve_prepare();
 // LD) unit lower, K <= kSmallSolveRows, T real. A warp per column of B holds the column's rows in
 // its lanes and substitutes forward: each row, once final, is broadcast by a shuffle and
 // subtracted from the rows below; L is staged in shared memory. On stream ST.
+// PDL: launched as a programmatic dependent of ST's kernel before (LuTuning::pdl).
 template <class T>
-void small_solve_lower_unit(const T* l, T* b, Index ld, int k, Index c, cudaStream_t st);
+void small_solve_lower_unit(const T* l, T* b, Index ld, int k, Index c, cudaStream_t st,
+                            bool pdl = false);
 
 }  // namespace mm::cuda::lu
