@@ -74,7 +74,6 @@ const std::vector<std::string> kLeafWords{"cluster", "grid"};
 const std::vector<std::string> kExchangeWords{"push", "sync"};
 const std::vector<std::string> kGraphWords{"auto", "on", "off"};
 const std::vector<std::string> kTrsmWords{"warp", "cublas"};
-const std::vector<std::string> kOffOn{"off", "on"};
 constexpr int kMostRows = 1 << 20;  // rows and bytes: beyond any leaf cuda-blocked factors
 
 }  // namespace
@@ -157,7 +156,7 @@ LuTuning LuTuning::from(const TuneArgs& args) {
     t.graph = static_cast<Graph>(tune_choice(k.key("graph"), *v, kGraphWords));
   if (const auto v = args.get(k.key("trsm")))
     t.trsm = static_cast<Trsm>(tune_choice(k.key("trsm"), *v, kTrsmWords));
-  if (const auto v = args.get(k.key("pdl"))) t.pdl = tune_choice(k.key("pdl"), *v, kOffOn) == 1;
+  if (const auto v = args.get(k.key("pdl"))) t.pdl = tune_on_off(k.key("pdl"), *v);
   return t;
 }
 
@@ -175,7 +174,7 @@ nlohmann::json LuTuning::to_json() const {
           {"exchange", word(kExchangeWords, exchange)},
           {"graph", word(kGraphWords, graph)},
           {"trsm", word(kTrsmWords, trsm)},
-          {"pdl", kOffOn.at(pdl ? 1 : 0)}};
+          {"pdl", pdl ? "on" : "off"}};
 }
 
 template <class T>

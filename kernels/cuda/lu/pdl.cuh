@@ -25,7 +25,8 @@ __device__ __forceinline__ void pdl_trigger() {
 // Columns before a leaf's last at which its blocks trigger, so that the dependent (a small
 // solve) finds its multiprocessors while the leaf ends rather than holds them idle through it.
 // H200, n = 8192 / 16384 / 32768: 1, 4, 8 columns or the first all within 0.01 of each other
-// (1.25 / 1.28-1.29 / 1.07 x cuSOLVER; bench/results/issue16_seventeenth_pass_2026-11-29_672a3c6.md).
+// (1.25 / 1.28-1.29 / 1.07 x cuSOLVER;
+// bench/results/issue16_seventeenth_pass_2026-11-29_672a3c6.md).
 constexpr int kPdlLeadColumns = 4;
 
 // A leaf's trigger, at column J of W.
