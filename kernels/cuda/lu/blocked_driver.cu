@@ -109,8 +109,8 @@ void BlockedLu<T>::panel(T* a, int g0, int m, int w, int pc0, int pc1) {
     profile_.span(
         Profile::leaf, panel_.get(),
         [&] {
-          scratch_.cluster.pdl = pdl_ && chain_;
-          leaf_factor(a, n_, g0, m, w, pc0, pc1, ipiv_.get(), info_.get(), scratch_, panel_.get());
+          leaf_factor(a, n_, g0, m, w, pc0, pc1, ipiv_.get(), info_.get(), scratch_, panel_.get(),
+                      pdl_ && chain_);
         },
         m, w);
     chain_ = true;

@@ -42,7 +42,6 @@ ClusterPlan reg_leaf_plan(const ClusterLeaf& l, Index m) {
     plan.rows = rows;
     plan.reg = true;
     plan.timed = l.timed;  // --profile=2: the register leaf's clock
-    plan.pdl = l.pdl;
     plan.smem = reg_leaf_smem<T>(width, plan.blocks);
   };
   // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
@@ -72,10 +71,11 @@ int leaf_width(const LeafScratch<T>& scratch, Index m) {
 
 template <class T>
 void leaf_factor(T* mat, Index lda, int g0, int m, int w, int pc0, int pc1, int* ipiv,
-                 unsigned long long* info, LeafScratch<T>& scratch, cudaStream_t st) {
+                 unsigned long long* info, LeafScratch<T>& scratch, cudaStream_t st, bool pdl) {
   if (scratch.mode == LeafMode::cluster) {
-    const ClusterPlan plan = cluster_plan<T>(scratch.cluster, m);
+    ClusterPlan plan = cluster_plan<T>(scratch.cluster, m);
     if (plan.width >= w) {
+      plan.pdl = pdl;
       cluster_leaf_factor(plan, mat, lda, g0, m, w, pc0, pc1, ipiv, info, st);
       return;
     }
@@ -127,9 +127,7 @@ ClusterPlan cluster_plan(const ClusterLeaf& l, Index m) {
            (static_cast<Index>(b) * l.target_rows < m || bytes(rows(b), b) > l.smem))
       b *= 2;
     if (bytes(rows(b), b) > l.smem || rows(b) > l.max_rows) return {};
-    ClusterPlan p{width, b, rows(b), bytes(rows(b), b), l.push, l.timed};
-    p.pdl = l.pdl;
-    return p;
+    return {width, b, rows(b), bytes(rows(b), b), l.push, l.timed};
   };
   // Widest first: a narrower leaf costs the recursion another TRSM and GEMM level.
   if (auto p = fit(32); p.width) return p;
@@ -141,7 +139,7 @@ ClusterPlan cluster_plan(const ClusterLeaf& l, Index m) {
   template LeafScratch<T> leaf_prepare<T>(Index, const LuTuning&, bool);                      \
   template int leaf_width<T>(const LeafScratch<T>&, Index);                                   \
   template void leaf_factor<T>(T*, Index, int, int, int, int, int, int*, unsigned long long*, \
-                               LeafScratch<T>&, cudaStream_t);                                \
+                               LeafScratch<T>&, cudaStream_t, bool);                          \
   template ClusterLeaf cluster_prepare<T>(const LuTuning&, bool);                             \
   template ClusterPlan cluster_plan<T>(const ClusterLeaf&, Index);
 MM_FOR_VALUE_TYPES(MM_LU_LEAF_PLAN)

@@ -43,7 +43,6 @@ struct ClusterLeaf {
   // Leaves of at least this many rows hold them in registers (register_leaf.cu) where a cluster
   // can (LuTuning::reg_rows; 0: never).
   int reg_rows = 0;
-  bool pdl = false;  // LuTuning::pdl: the leaves launched as programmatic dependents
 };
 
 // One cluster leaf launch: WIDTH columns (32, 16 or 8) over BLOCKS blocks of ROWS rows each
@@ -89,11 +88,12 @@ int leaf_width(const LeafScratch<T>& scratch, Index m);
 // row swapped with row G0 + j; each swap is applied at once to the columns [PC0, PC1) of the
 // enclosing panel outside the leaf's own. The first exact zero pivot's column is
 // atomicMin'ed into INFO; the factorization then goes on (its values are not used).
-// W <= leaf_width(SCRATCH, M). On a cluster where SCRATCH's mode and the plan allow, else one
-// cooperative launch with a grid-wide barrier per column; the rows stay in shared memory.
+// W <= leaf_width(SCRATCH, M). On a cluster where SCRATCH's mode and the plan allow (as a
+// programmatic dependent of ST's kernel before where PDL), else one cooperative launch with a
+// grid-wide barrier per column; the rows stay in shared memory.
 template <class T>
 void leaf_factor(T* mat, Index lda, int g0, int m, int w, int pc0, int pc1, int* ipiv,
-                 unsigned long long* info, LeafScratch<T>& scratch, cudaStream_t st);
+                 unsigned long long* info, LeafScratch<T>& scratch, cudaStream_t st, bool pdl);
 
 // The cluster leaf's limits on this device, TUNING's cluster keys resolved (its defaults: the
 // device's limits and the measured ones below); the push leaf timed where TIMED.
