@@ -236,6 +236,45 @@ TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
   }
 }
 
+// Panels wider than the small solve's 256 rows (nb 384 and 512: the top split's TRSM on cuBLAS,
+// a row gather of up to 1024 slots, leaves swapping up to 480 columns outside them) against
+// lu_ref, under the default leaves, the grid leaf and cuBLAS's TRSM; pivots equal in double.
+TYPED_TEST(LuLeafTypes, WidePanelsMatchRef) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  constexpr bool kDouble = std::is_same_v<real_type_t<T>, double>;
+  std::vector<std::int64_t> sizes{300, 1100};
+  if (!is_complex_v<T>) sizes.push_back(2048);
+  std::uint64_t seed = 2900;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> settings{
+      {"default", {}}, {"grid", {"leaf=grid"}}, {"cublas trsm", {"trsm=cublas"}}};
+  for (const std::int64_t n : sizes) {
+    const Dense<T> a = test::random_dense<T>(n, n, seed++);
+    Dense<T> want = a;
+    std::vector<std::int64_t> want_piv(static_cast<std::size_t>(n));
+    lu_ref(want, want_piv.data());
+    for (const auto& [name, items] : settings) {
+      for (const std::int64_t nb : {std::int64_t{384}, std::int64_t{512}}) {
+        const std::string what = name + " n=" + std::to_string(n) + " nb=" + std::to_string(nb);
+        Dense<T> lu;
+        std::vector<std::int64_t> ipiv;
+        const nlohmann::json used = blocked_factor(a, nb, tuning_of(items), lu, ipiv);
+        EXPECT_EQ(used.at("nb"), nb) << what;
+        const auto r =
+            check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
+        EXPECT_TRUE(r.pass) << what << ": ||PA-LU||/||A|| = " << r.relative_error;
+        if (kDouble) {
+          EXPECT_EQ(ipiv, want_piv) << what;
+          if (ipiv == want_piv)
+            test::expect_close(lu.data, want.data, 200.0 * static_cast<double>(n) * eps<T>(),
+                               what + ": factors vs lu_ref");
+        }
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
 // The panel's small triangular solve (LuTuning::trsm=warp) against forward substitution on the
 // host, on row counts around its lane groups (32, 64, 128, 256 rows) and column counts around
 // its blocks (16 columns each): the solved block within rounding, every other entry untouched.

@@ -53,6 +53,7 @@ BlockedLu<T>::BlockedLu(Index n, const LuTuning& tuning, int profile)
   MM_CUDA(cublasSetWorkspace(hp_.get(), workspace_.get(), kWorkspace));
   MM_CUDA(cublasSetWorkspace(hu_.get(), workspace_.get() + kWorkspace, kWorkspace));
   if (warp_trsm_) small_solve_prepare<T>();
+  gather_rows_prepare<T>();
 }
 
 template <class T>

@@ -77,19 +77,32 @@ void pivot_pairs(const int* ipiv, int k0, int k1, int* pairs, cudaStream_t st) {
   MM_CUDA_LAUNCHED("lu pairs_kernel");
 }
 
+template <class D>
+std::size_t gather_smem(int slots) {
+  constexpr std::size_t CW = kGatherBytes / sizeof(D);
+  return static_cast<std::size_t>(slots) * (CW * sizeof(D) + 2 * sizeof(int));
+}
+
+template <class T>
+void gather_rows_prepare() {
+  using D = dev_t<T>;
+  MM_CUDA(cudaFuncSetAttribute(gather_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(gather_smem<D>(2 * kMaxPivots))));
+}
+
 template <class T>
 void gather_rows(T* mat, Index lda, Index c0, Index c1, const int* pairs, int slots,
                  cudaStream_t st) {
   using D = dev_t<T>;
   if (c1 <= c0 || slots == 0) return;
   constexpr Index CW = kGatherBytes / static_cast<Index>(sizeof(D));
-  const std::size_t bytes = static_cast<std::size_t>(slots) * (CW * sizeof(D) + 2 * sizeof(int));
-  gather_kernel<D><<<blocks_of(c1 - c0, CW), kThreads, bytes, st>>>(reinterpret_cast<D*>(mat), lda,
-                                                                    c0, c1, pairs, slots);
+  gather_kernel<D><<<blocks_of(c1 - c0, CW), kThreads, gather_smem<D>(slots), st>>>(
+      reinterpret_cast<D*>(mat), lda, c0, c1, pairs, slots);
   MM_CUDA_LAUNCHED("lu gather_kernel");
 }
 
-#define MM_LU_ROW_SWAPS(T) \
+#define MM_LU_ROW_SWAPS(T)                \
+  template void gather_rows_prepare<T>(); \
   template void gather_rows<T>(T*, Index, Index, Index, const int*, int, cudaStream_t);
 MM_FOR_VALUE_TYPES(MM_LU_ROW_SWAPS)
 

@@ -14,6 +14,10 @@ void pivot_pairs(const int* ipiv, int k0, int k1, int* pairs, cudaStream_t st);
 
 // Moves the rows of PAIRS (SLOTS slots) within columns [C0, C1) of MAT: every source read
 // before any destination is written, so the moves act as one permutation.
+// Lets gather_rows take 2 kMaxPivots slots: before any launch is captured in a graph.
+template <class T>
+void gather_rows_prepare();
+
 template <class T>
 void gather_rows(T* mat, Index lda, Index c0, Index c1, const int* pairs, int slots,
                  cudaStream_t st);

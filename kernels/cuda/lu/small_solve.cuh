@@ -9,8 +9,9 @@
 
 namespace mm::cuda::lu {
 
-// The most rows the small solve takes (a panel's left half, or a whole panel: kMaxPivots).
-constexpr int kSmallSolveRows = kMaxPivots;
+// The most rows the small solve takes (8 a lane: a panel of 256 columns, or a 512-wide panel's
+// left half).
+constexpr int kSmallSolveRows = 256;
 
 // Whether the small solve takes T (real types; complex ones keep cuBLAS's TRSM).
 template <class T>
