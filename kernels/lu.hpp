@@ -32,13 +32,14 @@ struct LuTuning {
   enum class Graph { automatic, on, off };
   enum class Trsm { warp, cublas };
 
-  static constexpr int kMaxNb = 512;  // the widest panel (the pivots one row gather takes)
+  static constexpr int kMaxNb = 512;          // the widest panel (the pivots one row gather takes)
+  static constexpr int kSmallSolveMax = 256;  // the most rows trsm=warp takes
   // What 0 / auto resolve to for cluster_rows, cluster_max_rows and reg_rows (where each was
   // measured: kernels/cuda/lu/leaf_plan.cuh and leaf_plan.cu).
   static constexpr int kClusterRows = 64, kClusterMaxRows = 256, kRegRows = 1025;
 
-  // Panel width, at most kMaxNb (0: lu_cuda_default_nb(n): 256 from n = 8192, 128 from 2048,
-  // else 64).
+  // Panel width, at most kMaxNb (0: lu_cuda_default_nb(n): 512 from n = 12288, 256 from 8192,
+  // 128 from 2048, else 64).
   int nb = 0;
   // Where the panel leaves run: on a thread-block cluster wherever one holds the rows (else
   // on the cooperative grid), or always on the cooperative grid.
@@ -62,8 +63,8 @@ struct LuTuning {
   // The factorization captured once as a CUDA graph and replayed (auto: up to n = 4096; off
   // under --profile).
   Graph graph = Graph::automatic;
-  // The triangular solves of at most kMaxNb rows and columns (inside a panel, and the next
-  // panel's U rows), real types: a warp per column in registers, or cuBLAS's TRSM.
+  // The triangular solves of at most kSmallSolveMax rows and kMaxNb columns (inside a panel, and
+  // the next panel's U rows), real types: a warp per column in registers, or cuBLAS's TRSM.
   Trsm trsm = Trsm::warp;
   // The panel stream's own kernels (leaves, small solves) by programmatic dependent launch:
   // each made resident while the kernel before it finishes, which its threads wait for (off

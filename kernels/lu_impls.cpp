@@ -84,7 +84,7 @@ const TuneKeys& LuTuning::keys() {
       "cuda-blocked's panels and leaves (mmlu; mmsolve --method lu)",
       {{"nb", "0.." + std::to_string(kMaxNb),
         "panel width: the columns factored per step, the rank of each trailing GEMM update",
-        "0: 256 from n = 8192, 128 from 2048, else 64"},
+        "0: 512 from n = 12288, 256 from 8192, 128 from 2048, else 64"},
        {"leaf", "cluster|grid",
         "where the panel leaves run: cluster: on one thread-block cluster wherever its shared "
         "memory (tall leaves: its registers) holds the rows, else on the cooperative grid; "
@@ -120,8 +120,8 @@ const TuneKeys& LuTuning::keys() {
         "the panel stream's priority); off under --profile",
         "auto: on up to n = 4096"},
        {"trsm", "warp|cublas",
-        "the triangular solves of at most " + std::to_string(kMaxNb) +
-            " rows and columns (a panel's own U rows, the next panel's), real types: warp: a "
+        "the triangular solves of at most " + std::to_string(kSmallSolveMax) +
+            " rows (a panel's own U rows, the next panel's), real types: warp: a "
             "warp per column, forward substitution in registers, L staged in shared memory; "
             "cublas: cuBLAS's TRSM (complex types always)",
         "warp"},

@@ -174,7 +174,7 @@ for tool in mmlu mmsolve; do
   done
 done
 expect_exit 0 mmlu --tune help
-grep -Eq '^  nb=0\.\.512 +default 0: 256 from n = 8192, 128 from 2048, else 64$' out &&
+grep -Eq '^  nb=0\.\.512 +default 0: 512 from n = 12288, 256 from 8192, 128 from 2048, else 64$' out &&
   pass "--tune help: nb's default" || fail "--tune help: nb: $(cat out)"
 grep -Eq '^  leaf=cluster\|grid +default cluster$' out && pass "--tune help: leaf=cluster|grid" ||
   fail "--tune help: leaf: $(cat out)"

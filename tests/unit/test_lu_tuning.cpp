@@ -31,7 +31,7 @@ TEST(LuTuning, KeysNameTheirValuesAndDefaults) {
   for (const auto& key : k.keys) names.push_back(key.name);
   EXPECT_EQ(names, kKeys);
   EXPECT_EQ(k.key("nb").allowed, "0..512");
-  EXPECT_EQ(k.key("nb").fallback, "0: 256 from n = 8192, 128 from 2048, else 64");
+  EXPECT_EQ(k.key("nb").fallback, "0: 512 from n = 12288, 256 from 8192, 128 from 2048, else 64");
   EXPECT_EQ(k.key("leaf").allowed, "cluster|grid");
   EXPECT_EQ(k.key("leaf").fallback, "cluster");
   EXPECT_EQ(k.key("cluster").allowed, "1|2|4|8|16");

@@ -19,6 +19,7 @@ namespace mm::cuda::lu {
 namespace {
 
 static_assert(LuTuning::kMaxNb == kMaxPivots, "a panel's pivots fit one pivot_pairs call");
+static_assert(LuTuning::kSmallSolveMax == kSmallSolveRows, "trsm=warp's help states its rows");
 
 // Whether the factorization runs as one CUDA graph (LuTuning::graph; auto: up to MAX_N). Never
 // under --profile: the profile's events are recorded between the launches.
@@ -225,11 +226,13 @@ class BlockedRunner final : public cuda::CudaRunner {
 
 }  // namespace
 
-// 256 where the trailing GEMMs are large (their rank-256 updates run near cuBLAS's peak and
-// the panel is a small part of a step); narrower below, where the panel's per-column
-// barriers dominate and fewer columns per panel let the look-ahead hide more of them.
+// Wide where the trailing GEMMs are large (rank-512 updates run faster than rank-256 ones, and
+// the panel is a small part of a step: H200 1.37 / 1.28 / 1.18x cuSOLVER at n = 16384 / 24576 /
+// 32768 against 1.29 / 1.15 / 1.07 with 256, 1.34 against 1.32 at 12288, 1.23 against 1.26 at
+// 8192); narrower below, where the panel's per-column barriers dominate and fewer columns per
+// panel let the look-ahead hide more of them.
 std::int64_t lu_cuda_default_nb(std::int64_t n) {
-  return n >= 8192 ? 256 : n >= 2048 ? 128 : 64;
+  return n >= 12288 ? 512 : n >= 8192 ? 256 : n >= 2048 ? 128 : 64;
 }
 
 std::int64_t lu_cuda_nb(std::int64_t n, const LuTuning& tuning) {
