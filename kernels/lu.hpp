@@ -32,7 +32,7 @@ struct LuTuning {
   enum class Graph { automatic, on, off };
   enum class Trsm { warp, cublas };
 
-  static constexpr int kMaxNb = 512;          // the widest panel (the pivots one row gather takes)
+  static constexpr int kMaxNb = 1024;         // the widest panel (two row gathers of pivots)
   static constexpr int kSmallSolveMax = 256;  // the most rows trsm=warp takes
   // What 0 / auto resolve to for cluster_rows, cluster_max_rows and reg_rows (where each was
   // measured: kernels/cuda/lu/leaf_plan.cuh and leaf_plan.cu).

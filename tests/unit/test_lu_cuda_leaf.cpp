@@ -254,7 +254,8 @@ TYPED_TEST(LuLeafTypes, WidePanelsMatchRef) {
     std::vector<std::int64_t> want_piv(static_cast<std::size_t>(n));
     lu_ref(want, want_piv.data());
     for (const auto& [name, items] : settings) {
-      for (const std::int64_t nb : {std::int64_t{384}, std::int64_t{512}}) {
+      for (const std::int64_t nb :
+           {std::int64_t{384}, std::int64_t{512}, std::int64_t{768}, std::int64_t{1024}}) {
         const std::string what = name + " n=" + std::to_string(n) + " nb=" + std::to_string(nb);
         Dense<T> lu;
         std::vector<std::int64_t> ipiv;

@@ -58,8 +58,15 @@ class BlockedLu {
 
  private:
   // Recursive panel on P: the left half, then the right half's U rows by TRSM and its rows
-  // below by GEMM, then the right half. The leaves swap across the whole panel [pc0, pc1).
+  // below by GEMM, then the right half. The leaves swap across the whole panel [pc0, pc1)
+  // where it is at most kMaxPivots wide; a wider one (nb > kMaxPivots, at its first split)
+  // gives each half its own columns and swaps the other half's after it by row gathers.
   void panel(T* a, int g0, int m, int w, int pc0, int pc1);
+
+  // On stream S, the swaps of pivots [K0, K1) applied to columns [C0, C1) as row gathers, in
+  // runs of kMaxPivots (PAIRS: a run's pairs each, 4 kMaxPivots ints apart). With PAIRED,
+  // PAIRS already holds them (the same K0, K1 earlier on S).
+  void swap_rows(T* a, int k0, int k1, int c0, int c1, int* pairs, bool paired, cudaStream_t s);
 
   // On U, columns [c0, c1) after the panel at j0 (width jb): its swaps, U's block row by
   // TRSM, and the rows below by GEMM.
@@ -80,7 +87,8 @@ class BlockedLu {
   Event fence_{cudaEventDisableTiming};  // only orders the streams
   Buffer<int> ipiv_;
   Buffer<unsigned long long> info_;
-  Buffer<int> pairs_;
+  Buffer<int> pairs_;        // U's: the step's pivots as row moves, in runs of kMaxPivots
+  Buffer<int> panel_pairs_;  // P's: a wide panel's half
   LeafScratch<T> scratch_;
   host::Profile profile_;
   bool use_graph_;
