@@ -32,14 +32,14 @@ struct LuTuning {
   enum class Graph { automatic, on, off };
   enum class Trsm { warp, cublas };
 
-  static constexpr int kMaxNb = 1024;         // the widest panel (two row gathers of pivots)
+  static constexpr int kMaxNb = 2048;         // the widest panel (four row gathers of pivots)
   static constexpr int kSmallSolveMax = 256;  // the most rows trsm=warp takes
   // What 0 / auto resolve to for cluster_rows, cluster_max_rows and reg_rows (where each was
   // measured: kernels/cuda/lu/leaf_plan.cuh and leaf_plan.cu).
   static constexpr int kClusterRows = 64, kClusterMaxRows = 256, kRegRows = 1025;
 
-  // Panel width, at most kMaxNb (0: lu_cuda_default_nb(n): 512 from n = 12288, 256 from 8192,
-  // 128 from 2048, else 64).
+  // Panel width, at most kMaxNb (0: lu_cuda_default_nb(n): 1024 from n = 24576, 512 from
+  // 12288, 256 from 8192, 128 from 2048, else 64).
   int nb = 0;
   // Where the panel leaves run: on a thread-block cluster wherever one holds the rows (else
   // on the cooperative grid), or always on the cooperative grid.

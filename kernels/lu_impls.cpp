@@ -84,7 +84,7 @@ const TuneKeys& LuTuning::keys() {
       "cuda-blocked's panels and leaves (mmlu; mmsolve --method lu)",
       {{"nb", "0.." + std::to_string(kMaxNb),
         "panel width: the columns factored per step, the rank of each trailing GEMM update",
-        "0: 512 from n = 12288, 256 from 8192, 128 from 2048, else 64"},
+        "0: 1024 from n = 24576, 512 from 12288, 256 from 8192, 128 from 2048, else 64"},
        {"leaf", "cluster|grid",
         "where the panel leaves run: cluster: on one thread-block cluster wherever its shared "
         "memory (tall leaves: its registers) holds the rows, else on the cooperative grid; "

@@ -174,7 +174,7 @@ for tool in mmlu mmsolve; do
   done
 done
 expect_exit 0 mmlu --tune help
-grep -Eq '^  nb=0\.\.1024 +default 0: 512 from n = 12288, 256 from 8192, 128 from 2048, else 64$' out &&
+grep -Eq '^  nb=0\.\.2048 +default 0: 1024 from n = 24576, 512 from 12288, 256 from 8192, 128 from 2048, else 64$' out &&
   pass "--tune help: nb's default" || fail "--tune help: nb: $(cat out)"
 grep -Eq '^  leaf=cluster\|grid +default cluster$' out && pass "--tune help: leaf=cluster|grid" ||
   fail "--tune help: leaf: $(cat out)"
@@ -195,8 +195,8 @@ expect_exit 2 mmlu L.mtx --tune leaf=foo -o never.mtx
 expect_stderr '^mmlu: --tune leaf=foo: leaf takes cluster\|grid$'
 expect_exit 2 mmlu L.mtx --tune nosuch=1 -o never.mtx
 expect_stderr "^mmlu: unknown --tune key 'nosuch' for mmlu; keys: nb, leaf, cluster, leaf_smem, cluster_rows, cluster_max_rows, reg_rows, exchange, graph, trsm, pdl"
-expect_exit 2 mmlu nosuch.mtx --tune nb=1100
-expect_stderr '^mmlu: --tune nb=1100: nb takes 0\.\.1024$'
+expect_exit 2 mmlu nosuch.mtx --tune nb=3000
+expect_stderr '^mmlu: --tune nb=3000: nb takes 0\.\.2048$'
 expect_exit 2 mmlu L.mtx --tune cluster=3
 expect_stderr '^mmlu: --tune cluster=3: cluster takes 1\|2\|4\|8\|16$'
 expect_exit 2 mmsolve L.mtx Lb.mtx --method lu --tune reg_rows=-3 -o never.mtx

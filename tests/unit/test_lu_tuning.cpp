@@ -30,8 +30,9 @@ TEST(LuTuning, KeysNameTheirValuesAndDefaults) {
   std::vector<std::string> names;
   for (const auto& key : k.keys) names.push_back(key.name);
   EXPECT_EQ(names, kKeys);
-  EXPECT_EQ(k.key("nb").allowed, "0..1024");
-  EXPECT_EQ(k.key("nb").fallback, "0: 512 from n = 12288, 256 from 8192, 128 from 2048, else 64");
+  EXPECT_EQ(k.key("nb").allowed, "0..2048");
+  EXPECT_EQ(k.key("nb").fallback,
+            "0: 1024 from n = 24576, 512 from 12288, 256 from 8192, 128 from 2048, else 64");
   EXPECT_EQ(k.key("leaf").allowed, "cluster|grid");
   EXPECT_EQ(k.key("leaf").fallback, "cluster");
   EXPECT_EQ(k.key("cluster").allowed, "1|2|4|8|16");
@@ -112,7 +113,7 @@ TEST(LuTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"reg_rows=auto"}).reg_rows, -1);
   EXPECT_EQ(parse({"reg_rows=4097"}).reg_rows, 4097);
   EXPECT_EQ(parse({"nb=0"}).nb, 0);
-  EXPECT_EQ(parse({"nb=1024"}).nb, 1024);
+  EXPECT_EQ(parse({"nb=2048"}).nb, 2048);
   EXPECT_EQ(parse({"cluster=16"}).cluster, 16);
   EXPECT_EQ(parse({"leaf=cluster"}).leaf, LuTuning::Leaf::cluster);
   EXPECT_EQ(parse({"exchange=push"}).exchange, LuTuning::Exchange::push);
@@ -135,9 +136,9 @@ TEST(LuTuning, FromTakesEachKey) {
 TEST(LuTuning, BadValuesAreUsageErrorsNamingTheAllowedOnes) {
   EXPECT_EQ(usage_error({"leaf=foo"}), "--tune leaf=foo: leaf takes cluster|grid");
   EXPECT_EQ(usage_error({"leaf=Grid"}), "--tune leaf=Grid: leaf takes cluster|grid");
-  EXPECT_EQ(usage_error({"nb=1025"}), "--tune nb=1025: nb takes 0..1024");
-  EXPECT_EQ(usage_error({"nb=-1"}), "--tune nb=-1: nb takes 0..1024");
-  EXPECT_EQ(usage_error({"nb=auto"}), "--tune nb=auto: nb takes 0..1024");
+  EXPECT_EQ(usage_error({"nb=2049"}), "--tune nb=2049: nb takes 0..2048");
+  EXPECT_EQ(usage_error({"nb=-1"}), "--tune nb=-1: nb takes 0..2048");
+  EXPECT_EQ(usage_error({"nb=auto"}), "--tune nb=auto: nb takes 0..2048");
   EXPECT_EQ(usage_error({"cluster=3"}), "--tune cluster=3: cluster takes 1|2|4|8|16");
   EXPECT_EQ(usage_error({"cluster=0"}), "--tune cluster=0: cluster takes 1|2|4|8|16");
   EXPECT_EQ(usage_error({"leaf_smem=1048577"}),

@@ -18,8 +18,8 @@ namespace mm::cuda::lu {
 
 namespace {
 
-static_assert(LuTuning::kMaxNb <= 2 * kMaxPivots, "a panel's pivots fit two pivot_pairs runs");
 constexpr int kPairsRun = 4 * kMaxPivots;  // ints of one pivot_pairs run
+constexpr int kRuns = (LuTuning::kMaxNb + kMaxPivots - 1) / kMaxPivots;  // runs of a widest panel
 static_assert(LuTuning::kSmallSolveMax == kSmallSolveRows, "trsm=warp's help states its rows");
 
 // Whether the factorization runs as one CUDA graph (LuTuning::graph; auto: up to MAX_N). Never
@@ -41,8 +41,8 @@ BlockedLu<T>::BlockedLu(Index n, const LuTuning& tuning, int profile)
       update_(cudaStreamNonBlocking, Stream::Priority::least),
       ipiv_(static_cast<std::size_t>(n)),
       info_(1),
-      pairs_(2 * kPairsRun),
-      panel_pairs_(kPairsRun),
+      pairs_(kRuns * kPairsRun),
+      panel_pairs_(kRuns * kPairsRun),
       scratch_(leaf_prepare<T>(n, tuning, profile >= 2)),
       profile_(profile),
       use_graph_(graph_on(tuning, n, kGraphMaxN, profile)),
@@ -247,13 +247,13 @@ class BlockedRunner final : public cuda::CudaRunner {
 
 }  // namespace
 
-// Wide where the trailing GEMMs are large (rank-512 updates run faster than rank-256 ones, and
-// the panel is a small part of a step: H200 1.37 / 1.28 / 1.18x cuSOLVER at n = 16384 / 24576 /
-// 32768 against 1.29 / 1.15 / 1.07 with 256, 1.34 against 1.32 at 12288, 1.23 against 1.26 at
-// 8192); narrower below, where the panel's per-column barriers dominate and fewer columns per
-// panel let the look-ahead hide more of them.
+// Wide where the trailing GEMMs are large (wider updates run faster per flop, and the panel is
+// a small part of a step; H200, x cuSOLVER getrf: nb 256 / 512 / 1024 at n = 16384 1.29 / 1.37
+// / 1.33, at 24576 1.15 / 1.28 / 1.32, at 32768 1.07 / 1.18-1.20 / 1.27; 512 against 256 1.34 /
+// 1.32 at 12288, 1.23 / 1.26 at 8192); narrower below, where the panel's per-column barriers
+// dominate and fewer columns per panel let the look-ahead hide more of them.
 std::int64_t lu_cuda_default_nb(std::int64_t n) {
-  return n >= 12288 ? 512 : n >= 8192 ? 256 : n >= 2048 ? 128 : 64;
+  return n >= 24576 ? 1024 : n >= 12288 ? 512 : n >= 8192 ? 256 : n >= 2048 ? 128 : 64;
 }
 
 std::int64_t lu_cuda_nb(std::int64_t n, const LuTuning& tuning) {
