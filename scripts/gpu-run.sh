@@ -47,7 +47,7 @@ run_one() {  # unit|cli PATH
   local name log rc
   if [[ $1 == unit ]]; then
     name=$(basename "$2") log=$out/unit_$(basename "$2").log
-    timeout 300 "$2" --gtest_brief=1 > "$log" 2>&1
+    timeout 420 "$2" --gtest_brief=1 > "$log" 2>&1
   elif [[ $1 == mpi* ]]; then  # mpiNP PATH: a unit-test program as NP ranks
     name=$(basename "$2").np${1#mpi} log=$out/unit_$(basename "$2").np${1#mpi}.log
     OMP_NUM_THREADS=1 timeout 300 $MM_MPIEXEC -n "${1#mpi}" "$2" --gtest_brief=1 > "$log" 2>&1

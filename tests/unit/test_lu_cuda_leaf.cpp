@@ -240,12 +240,15 @@ TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
 // grid leaf and cuBLAS's TRSM; pivots equal in double. nb 384 and 512: the top split's TRSM on
 // cuBLAS, a row gather of up to 1024 slots, leaves swapping up to 480 columns outside them;
 // 1024: two halves apart (each swapping the other's columns by gathers after it); at n = 1100
-// nb 2048 takes the whole matrix as one panel of 1100, its halves of 550 apart again.
+// nb 2048 takes the whole matrix as one panel of 1100, its halves of 550 apart again. Complex
+// types (the same splits; slower serial ref) at n = 600: a panel of 384 or 512 and a narrow one,
+// or one of 600 in halves apart.
 TYPED_TEST(LuLeafTypes, WidePanelsMatchRef) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
   constexpr bool kDouble = std::is_same_v<real_type_t<T>, double>;
-  const std::vector<std::int64_t> sizes{300, 1100};
+  const std::vector<std::int64_t> sizes =
+      is_complex_v<T> ? std::vector<std::int64_t>{600} : std::vector<std::int64_t>{300, 1100};
   std::uint64_t seed = 2900;
   const std::vector<std::pair<std::string, std::vector<std::string>>> settings{
       {"default", {}}, {"grid", {"leaf=grid"}}, {"cublas trsm", {"trsm=cublas"}}};
