@@ -262,7 +262,7 @@ int main(int argc, char** argv) {
                                    std::to_string(in[0].header.cols));
         const auto ipiv = check::read_pivots(in[2], n, display_name(files[2]));
         const double tol = cli.has("tol") ? cli.get<double>("tol") : check::default_lu_tol(n);
-        const auto r = check::lu_check(in[0], in[1], ipiv, tol);
+        const auto r = check::lu_check(in[0], in[1], ipiv, tol, ropt.threads);
         j = check::to_json(r);
         report = check::to_text(r);
         status = r.pass ? 0 : 1;

@@ -148,9 +148,10 @@ struct LuResult {
 
 // ||PA - LU||_F / ||A||_F for LU holding unit-lower L strictly below the diagonal and U on
 // and above it; P applies the swaps row i <-> ipiv[i] for i = 1..n in order.
-// Throws InputError when A or LU is not n x n.
+// Throws InputError when A or LU is not n x n. The product LU on THREADS threads (0: every
+// core); the result is the same on any count.
 LuResult lu_check(const MtxMatrix& a, const MtxMatrix& lu, const std::vector<std::int64_t>& ipiv,
-                  double tol);
+                  double tol, int threads = 0);
 nlohmann::json to_json(const LuResult& r);
 std::string to_text(const LuResult& r);
 

@@ -368,6 +368,55 @@ TEST(CheckLu, WrongFactorsOrPivotsFail) {
   EXPECT_NEAR(r.norm_diff, 0.25, 1e-14);
 }
 
+// A random A, LU and pivots at n = 97 (not a multiple of the row chunks): ||PA - LU||_F against
+// a plain product of the full L and U on the swapped rows, and the same bits on 1, 2, 3 and 8
+// threads; a complex pair too.
+TEST(CheckLu, ThreadsGiveTheSameBitsAsThePlainProduct) {
+  constexpr std::int64_t n = 97;
+  std::uint64_t state = 12345;
+  const auto next = [&state] {  // splitmix64 to [-1, 1)
+    state += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-52 - 1.0;
+  };
+  Dense<double> a(n, n), lu(n, n);
+  for (auto& v : a.data) v = next();
+  for (auto& v : lu.data) v = next();
+  std::vector<std::int64_t> ipiv(n);
+  for (std::int64_t i = 0; i < n; ++i)
+    ipiv[static_cast<std::size_t>(i)] =
+        i + 1 + static_cast<std::int64_t>((next() + 1) / 2 * static_cast<double>(n - i));
+  Dense<double> want = a;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t p = ipiv[static_cast<std::size_t>(i)] - 1;
+    for (std::int64_t j = 0; j < n; ++j) std::swap(want(i, j), want(p, j));
+  }
+  double sum = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double prod = 0;
+      for (std::int64_t k = 0; k <= std::min(i, j); ++k)
+        prod += (k == i ? 1.0 : lu(i, k)) * lu(k, j);
+      sum += (want(i, j) - prod) * (want(i, j) - prod);
+    }
+  const auto one = lu_check(to_mtx(a), to_mtx(lu), ipiv, 1.0, 1);
+  EXPECT_NEAR(one.norm_diff, std::sqrt(sum), 1e-12 * std::sqrt(sum));
+  EXPECT_GT(one.norm_diff, 1.0);
+  for (const int threads : {2, 3, 8}) {
+    const auto r = lu_check(to_mtx(a), to_mtx(lu), ipiv, 1.0, threads);
+    EXPECT_EQ(r.norm_diff, one.norm_diff) << threads << " threads";
+    EXPECT_EQ(r.relative_error, one.relative_error) << threads << " threads";
+  }
+  Dense<std::complex<double>> ac(n, n), luc(n, n);
+  for (auto& v : ac.data) v = {next(), next()};
+  for (auto& v : luc.data) v = {next(), next()};
+  const auto c1 = lu_check(to_mtx(ac), to_mtx(luc), ipiv, 1.0, 1);
+  EXPECT_GT(c1.norm_diff, 1.0);
+  EXPECT_EQ(lu_check(to_mtx(ac), to_mtx(luc), ipiv, 1.0, 3).norm_diff, c1.norm_diff);
+}
+
 TEST(CheckLu, PivotFileValidation) {
   EXPECT_THROW(read_pivots(pivots("3\n0\n3\n"), 3, "p"), InputError);
   EXPECT_THROW(read_pivots(pivots("3\n4\n3\n"), 3, "p"), InputError);
