@@ -6,6 +6,7 @@
 
 #include "analysis/check.hpp"
 #include "mm/error.hpp"
+#include "random_matrices.hpp"
 
 namespace mm::check {
 namespace {
@@ -373,21 +374,12 @@ TEST(CheckLu, WrongFactorsOrPivotsFail) {
 // threads; a complex pair too.
 TEST(CheckLu, ThreadsGiveTheSameBitsAsThePlainProduct) {
   constexpr std::int64_t n = 97;
-  std::uint64_t state = 12345;
-  const auto next = [&state] {  // splitmix64 to [-1, 1)
-    state += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-52 - 1.0;
-  };
-  Dense<double> a(n, n), lu(n, n);
-  for (auto& v : a.data) v = next();
-  for (auto& v : lu.data) v = next();
+  const Dense<double> a = test::random_dense<double>(n, n, 12345),
+                      lu = test::random_dense<double>(n, n, 12346);
+  std::mt19937_64 rng(12347);
   std::vector<std::int64_t> ipiv(n);
   for (std::int64_t i = 0; i < n; ++i)
-    ipiv[static_cast<std::size_t>(i)] =
-        i + 1 + static_cast<std::int64_t>((next() + 1) / 2 * static_cast<double>(n - i));
+    ipiv[static_cast<std::size_t>(i)] = i + 1 + static_cast<std::int64_t>(rng() % (n - i));
   Dense<double> want = a;
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t p = ipiv[static_cast<std::size_t>(i)] - 1;
@@ -409,9 +401,8 @@ TEST(CheckLu, ThreadsGiveTheSameBitsAsThePlainProduct) {
     EXPECT_EQ(r.norm_diff, one.norm_diff) << threads << " threads";
     EXPECT_EQ(r.relative_error, one.relative_error) << threads << " threads";
   }
-  Dense<std::complex<double>> ac(n, n), luc(n, n);
-  for (auto& v : ac.data) v = {next(), next()};
-  for (auto& v : luc.data) v = {next(), next()};
+  const auto ac = test::random_dense<std::complex<double>>(n, n, 12348),
+             luc = test::random_dense<std::complex<double>>(n, n, 12349);
   const auto c1 = lu_check(to_mtx(ac), to_mtx(luc), ipiv, 1.0, 1);
   EXPECT_GT(c1.norm_diff, 1.0);
   EXPECT_EQ(lu_check(to_mtx(ac), to_mtx(luc), ipiv, 1.0, 3).norm_diff, c1.norm_diff);
