@@ -169,6 +169,39 @@ nlohmann::json blocked_factor(const Dense<T>& a, std::int64_t nb, const LuTuning
   return r->tuning();
 }
 
+// lu_ref's factors and pivots of a matrix.
+template <class T>
+struct RefLu {
+  Dense<T> lu;
+  std::vector<std::int64_t> piv;
+};
+template <class T>
+RefLu<T> ref_factors(const Dense<T>& a) {
+  RefLu<T> want{a, std::vector<std::int64_t>(static_cast<std::size_t>(a.rows))};
+  lu_ref(want.lu, want.piv.data());
+  return want;
+}
+
+// Whether LU with pivots IPIV factors A within the backward-error bound (40 n eps).
+template <class T>
+::testing::AssertionResult factors_within_bound(const Dense<T>& a, const Dense<T>& lu,
+                                                const std::vector<std::int64_t>& ipiv) {
+  const auto r =
+      check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(a.rows) * eps<T>());
+  if (r.pass) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "||PA-LU||/||A|| = " << r.relative_error;
+}
+
+// The pivots lu_ref's (WANT), and then the factors lu_ref's within rounding (200 n eps).
+template <class T>
+void expect_ref_factors(const Dense<T>& lu, const std::vector<std::int64_t>& ipiv,
+                        const RefLu<T>& want, const std::string& what) {
+  EXPECT_EQ(ipiv, want.piv) << what;
+  if (ipiv == want.piv)
+    test::expect_close(lu.data, want.lu.data, 200.0 * static_cast<double>(lu.rows) * eps<T>(),
+                       what + ": factors vs lu_ref");
+}
+
 // What the runner reports for the setting's ITEMS is what they asked for: the most blocks of a
 // cluster at most the asked, the register leaf off for complex types, the rest as given.
 template <class T>
@@ -202,9 +235,7 @@ TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
   std::uint64_t seed = 900;
   for (const std::int64_t n : sizes) {
     const Dense<T> a = test::random_dense<T>(n, n, seed++);
-    Dense<T> want = a;
-    std::vector<std::int64_t> want_piv(static_cast<std::size_t>(n));
-    lu_ref(want, want_piv.data());
+    const auto want = ref_factors(a);
     for (const auto& [name, items] : leaf_settings()) {
       for (const std::int64_t nb : {std::int64_t{0}, std::int64_t{256}}) {
         const std::string what = name + " n=" + std::to_string(n) + " nb=" + std::to_string(nb);
@@ -221,15 +252,8 @@ TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
           EXPECT_EQ(used.at("pdl"), "on") << what << ": programmatic launch is the default";
         }
         for (const auto& v : lu.data) ASSERT_FALSE(std::isnan(std::abs(v))) << what;
-        const auto r =
-            check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
-        EXPECT_TRUE(r.pass) << what << ": ||PA-LU||/||A|| = " << r.relative_error;
-        if (kDouble || n <= 33) {
-          EXPECT_EQ(ipiv, want_piv) << what;
-          if (ipiv == want_piv)
-            test::expect_close(lu.data, want.data, 200.0 * static_cast<double>(n) * eps<T>(),
-                               what + ": factors vs lu_ref");
-        }
+        EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
+        if (kDouble || n <= 33) expect_ref_factors(lu, ipiv, want, what);
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
@@ -254,9 +278,7 @@ TYPED_TEST(LuLeafTypes, WidePanelsMatchRef) {
       {"default", {}}, {"grid", {"leaf=grid"}}, {"cublas trsm", {"trsm=cublas"}}};
   for (const std::int64_t n : sizes) {
     const Dense<T> a = test::random_dense<T>(n, n, seed++);
-    Dense<T> want = a;
-    std::vector<std::int64_t> want_piv(static_cast<std::size_t>(n));
-    lu_ref(want, want_piv.data());
+    const auto want = ref_factors(a);
     for (const auto& [name, items] : settings) {
       for (const std::int64_t nb :
            {std::int64_t{384}, std::int64_t{512}, std::int64_t{1024}, std::int64_t{2048}}) {
@@ -265,15 +287,8 @@ TYPED_TEST(LuLeafTypes, WidePanelsMatchRef) {
         std::vector<std::int64_t> ipiv;
         const nlohmann::json used = blocked_factor(a, nb, tuning_of(items), lu, ipiv);
         EXPECT_EQ(used.at("nb"), nb) << what;
-        const auto r =
-            check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
-        EXPECT_TRUE(r.pass) << what << ": ||PA-LU||/||A|| = " << r.relative_error;
-        if (kDouble) {
-          EXPECT_EQ(ipiv, want_piv) << what;
-          if (ipiv == want_piv)
-            test::expect_close(lu.data, want.data, 200.0 * static_cast<double>(n) * eps<T>(),
-                               what + ": factors vs lu_ref");
-        }
+        EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
+        if (kDouble) expect_ref_factors(lu, ipiv, want, what);
         if (::testing::Test::HasFatalFailure()) return;
       }
     }
@@ -336,20 +351,16 @@ TYPED_TEST(LuLeafTypes, TiedPivotsPickTheFirstRow) {
     Dense<T> a = test::random_dense<T>(n, n, 31 + static_cast<std::uint64_t>(n));
     for (auto& v : a.data) v = std::real(v) < -0.3 ? T(-1) : std::real(v) > 0.3 ? T(1) : T(0);
     for (std::int64_t i = 0; i < 2 * n / 3; ++i) a(i, 0) = T{};
-    Dense<T> want = a;
-    std::vector<std::int64_t> want_piv(static_cast<std::size_t>(n));
-    lu_ref(want, want_piv.data());
-    ASSERT_GE(want_piv[0], 2 * n / 3);
+    const auto want = ref_factors(a);
+    ASSERT_GE(want.piv[0], 2 * n / 3);
     for (const auto& [name, items] : leaf_settings()) {
       const std::string what = name + " n=" + std::to_string(n);
       Dense<T> lu;
       std::vector<std::int64_t> ipiv;
       blocked_factor(a, 0, tuning_of(items), lu, ipiv);
       for (std::size_t j = 0; j < 3; ++j)
-        EXPECT_EQ(ipiv[j], want_piv[j]) << what << ", column " << j;
-      const auto r =
-          check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
-      EXPECT_TRUE(r.pass) << what << ": ||PA-LU||/||A|| = " << r.relative_error;
+        EXPECT_EQ(ipiv[j], want.piv[j]) << what << ", column " << j;
+      EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
     }
   }
 }
@@ -394,9 +405,7 @@ TYPED_TEST(LuLeafTypes, RepeatedRunsAreBitwiseEqual) {
       r->run();
       r->download();
       if (run == 0) {
-        const auto c =
-            check::lu_check(to_mtx(a), to_mtx(lu), ipiv, 40.0 * static_cast<double>(n) * eps<T>());
-        ASSERT_TRUE(c.pass) << what << ": ||PA-LU||/||A|| = " << c.relative_error;
+        ASSERT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
         first = lu, first_piv = ipiv;
         continue;
       }
