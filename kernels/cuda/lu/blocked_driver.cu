@@ -18,8 +18,6 @@ namespace mm::cuda::lu {
 
 namespace {
 
-constexpr int kPairsRun = 4 * kMaxPivots;  // ints of one pivot_pairs run
-constexpr int kRuns = (LuTuning::kMaxNb + kMaxPivots - 1) / kMaxPivots;  // runs of a widest panel
 static_assert(LuTuning::kSmallSolveMax == kSmallSolveRows, "trsm=warp's help states its rows");
 
 // Whether the factorization runs as one CUDA graph (LuTuning::graph; auto: up to MAX_N). Never
@@ -89,11 +87,7 @@ void BlockedLu<T>::enqueue(T* a) {
     const int jb = std::min(nb, n - j0), right = j0 + jb;
     // panel j0 factored (the span: how long U idles for it)
     profile_.span(Profile::wait, U, [&] { fence_.order(P, U); });
-    profile_.span(Profile::swaps, U, [&] {
-      for (int k0 = j0, r = 0; k0 < right; k0 += kMaxPivots, ++r)
-        pivot_pairs(ipiv_.get(), k0, std::min(right, k0 + kMaxPivots), pairs_.get() + r * kPairsRun,
-                    U);
-    });
+    profile_.span(Profile::swaps, U, [&] { pair_runs(j0, right, pairs_.get(), U); });
     if (right < n) {
       // Look-ahead: the next panel's columns first, then that panel on P while U updates
       // the rest. They touch disjoint columns; the next panel's own swaps reach the
@@ -105,8 +99,7 @@ void BlockedLu<T>::enqueue(T* a) {
       panel(a, right, n - right, nb2, right, right + nb2);
       profile_.span(Profile::rest, U, [&] { update(a, j0, jb, right + nb2, n); });
     }
-    profile_.span(Profile::swaps, U,
-                  [&] { swap_rows(a, j0, right, 0, j0, pairs_.get(), true, U); });
+    profile_.span(Profile::swaps, U, [&] { gather_runs(a, n, j0, right, 0, j0, pairs_.get(), U); });
   }
 }
 
@@ -131,7 +124,7 @@ void BlockedLu<T>::panel(T* a, int g0, int m, int w, int pc0, int pc1) {
   // A panel wider than one pivot run: each half swaps its own columns (g0 == pc0 here).
   const bool apart = pc1 - pc0 > kMaxPivots;
   panel(a, g0, m, w1, pc0, apart ? g0 + w1 : pc1);
-  if (apart) swap_rows(a, g0, g0 + w1, g0 + w1, pc1, panel_pairs_.get(), false, panel_.get());
+  if (apart) swap_apart(a, g0, g0 + w1, g0 + w1, pc1);
   // The right half's U rows, then its rows below (timed apart under --profile).
   const Index ld = n_, r = g0, c0 = g0 + w1;
   T* const l11 = a + r * ld + r;
@@ -144,17 +137,27 @@ void BlockedLu<T>::panel(T* a, int g0, int m, int w, int pc0, int pc1) {
       [&] { gemm_sub(hp_.get(), m - w1, w2, w1, l11 + w1 * ld, ld, u12, ld, u12 + w1 * ld, ld); },
       0, w1);
   panel(a, g0 + w1, m - w1, w2, apart ? g0 + w1 : pc0, pc1);
-  if (apart) swap_rows(a, g0 + w1, g0 + w, pc0, g0 + w1, panel_pairs_.get(), false, panel_.get());
+  if (apart) swap_apart(a, g0 + w1, g0 + w, pc0, g0 + w1);
 }
 
 template <class T>
-void BlockedLu<T>::swap_rows(T* a, int k0, int k1, int c0, int c1, int* pairs, bool paired,
-                             cudaStream_t s) {
-  for (int r = 0; k0 < k1; k0 += kMaxPivots, ++r) {
-    const int e = std::min(k1, k0 + kMaxPivots);
-    if (!paired) pivot_pairs(ipiv_.get(), k0, e, pairs + r * kPairsRun, s);
-    gather_rows(a, n_, c0, c1, pairs + r * kPairsRun, 2 * (e - k0), s);
-  }
+void BlockedLu<T>::swap_apart(T* a, int k0, int k1, int c0, int c1) {
+  pair_runs(k0, k1, panel_pairs_.get(), panel_.get());
+  gather_runs(a, n_, k0, k1, c0, c1, panel_pairs_.get(), panel_.get());
+}
+
+template <class T>
+void BlockedLu<T>::pair_runs(int k0, int k1, int* pairs, cudaStream_t s) {
+  for (int r = 0; k0 < k1; k0 += kMaxPivots, ++r)
+    pivot_pairs(ipiv_.get(), k0, std::min(k1, k0 + kMaxPivots), pairs + r * kPairsRun, s);
+}
+
+template <class T>
+void BlockedLu<T>::gather_runs(T* mat, Index ld, int k0, int k1, Index c0, Index c1,
+                               const int* pairs, cudaStream_t s) {
+  for (int r = 0; k0 < k1; k0 += kMaxPivots, ++r)
+    gather_rows(mat, ld, c0, c1, pairs + r * kPairsRun, 2 * (std::min(k1, k0 + kMaxPivots) - k0),
+                s);
 }
 
 template <class T>
@@ -162,7 +165,7 @@ void BlockedLu<T>::update(T* a, int j0, int jb, int c0, int c1) {
   if (c1 <= c0) return;
   const int right = j0 + jb;
   const Index n = n_;
-  swap_rows(a, j0, right, c0, c1, pairs_.get(), true, update_.get());
+  gather_runs(a, n, j0, right, c0, c1, pairs_.get(), update_.get());
   T* const u = a + j0 * n + c0;
   solve_lower(hu_.get(), update_.get(), a + j0 * n + j0, u, jb, c1 - c0);
   gemm_sub(hu_.get(), n - right, c1 - c0, jb, a + right * n + j0, n, u, n, u + jb * n, n);

@@ -63,10 +63,20 @@ class BlockedLu {
   // gives each half its own columns and swaps the other half's after it by row gathers.
   void panel(T* a, int g0, int m, int w, int pc0, int pc1);
 
-  // On stream S, the swaps of pivots [K0, K1) applied to columns [C0, C1) as row gathers, in
-  // runs of kMaxPivots (PAIRS: a run's pairs each, 4 kMaxPivots ints apart). With PAIRED,
-  // PAIRS already holds them (the same K0, K1 earlier on S).
-  void swap_rows(T* a, int k0, int k1, int c0, int c1, int* pairs, bool paired, cudaStream_t s);
+  // On stream S, the row moves of pivots [K0, K1) (at most kRuns runs of kMaxPivots) into
+  // PAIRS, run r at r kPairsRun.
+  void pair_runs(int k0, int k1, int* pairs, cudaStream_t s);
+  // On stream S, the moves PAIRS holds for pivots [K0, K1) (pair_runs) applied to columns
+  // [C0, C1) of MAT (leading dimension LD) by row gathers, run after run.
+  void gather_runs(T* mat, Index ld, int k0, int k1, Index c0, Index c1, const int* pairs,
+                   cudaStream_t s);
+  // A wide panel's half: its pivots [K0, K1) applied to the other half's columns [C0, C1), on P.
+  void swap_apart(T* a, int k0, int k1, int c0, int c1);
+
+  // pair_runs' run: the 2 (destination, source) slots of up to kMaxPivots pivots and their rows.
+  static constexpr int kPairsRun = 4 * kMaxPivots;
+  // Runs of the widest panel, and so of pairs_ and panel_pairs_.
+  static constexpr int kRuns = (LuTuning::kMaxNb + kMaxPivots - 1) / kMaxPivots;
 
   // On U, columns [c0, c1) after the panel at j0 (width jb): its swaps, U's block row by
   // TRSM, and the rows below by GEMM.

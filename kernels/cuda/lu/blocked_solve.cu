@@ -19,10 +19,10 @@ template <class T>
 void BlockedLu<T>::solve(const T* lu, T* x, Index k) {
   const cudaStream_t U = update_.get();
   fence_.order(kLegacy, U);
-  for (int k0 = 0; k0 < n_; k0 += kMaxPivots) {
-    const int k1 = std::min(n_, k0 + kMaxPivots);
-    pivot_pairs(ipiv_.get(), k0, k1, pairs_.get(), U);
-    gather_rows(x, k, 0, k, pairs_.get(), 2 * (k1 - k0), U);
+  for (int k0 = 0; k0 < n_; k0 += kRuns * kMaxPivots) {
+    const int k1 = std::min(n_, k0 + kRuns * kMaxPivots);
+    pair_runs(k0, k1, pairs_.get(), U);
+    gather_runs(x, k, k0, k1, 0, k, pairs_.get(), U);
   }
   trsm_lower_unit(hu_.get(), n_, k, lu, n_, x, k);
   trsm_upper(hu_.get(), n_, k, lu, n_, x, k);
