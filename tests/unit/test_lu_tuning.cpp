@@ -269,6 +269,10 @@ TEST(LuTuningGpu, ProfileLevels) {
   EXPECT_EQ(m.profile.at("nb"), 64);
   EXPECT_EQ(m.profile.at("runs"), 3);
   EXPECT_GT(m.profile.at("ms_per_run").at("leaf").get<double>(), 0);
+  EXPECT_GT(m.profile.at("ms_per_run").at("update_trsm").get<double>(), 0);
+  EXPECT_LT(m.profile.at("ms_per_run").at("update_trsm").get<double>(),
+            m.profile.at("ms_per_run").at("rest_update").get<double>() +
+                m.profile.at("ms_per_run").at("next_panel_update").get<double>());
   EXPECT_GT(m.profile.at("leaves_per_run").get<int>(), 0);
   ASSERT_FALSE(m.profile.at("leaf_us_per_column").empty());
   EXPECT_EQ(m.profile.at("leaf_us_per_column")[0].at("max_rows"), 1024);

@@ -167,7 +167,8 @@ void BlockedLu<T>::update(T* a, int j0, int jb, int c0, int c1) {
   const Index n = n_;
   gather_runs(a, n, j0, right, c0, c1, pairs_.get(), update_.get());
   T* const u = a + j0 * n + c0;
-  solve_lower(hu_.get(), update_.get(), a + j0 * n + j0, u, jb, c1 - c0);
+  profile_.span(Profile::update_trsm, update_.get(),
+                [&] { solve_lower(hu_.get(), update_.get(), a + j0 * n + j0, u, jb, c1 - c0); });
   gemm_sub(hu_.get(), n - right, c1 - c0, jb, a + right * n + j0, n, u, n, u + jb * n, n);
 }
 

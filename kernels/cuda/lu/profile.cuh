@@ -65,8 +65,8 @@ namespace mm::cuda::lu::host {
 class Profile {
  public:
   // panel_trsm, panel_gemm: the panel's own TRSM and GEMM, each also by the left block's width
-  // (the update's rank).
-  enum Kind { leaf, panel_trsm, panel_gemm, swaps, next, rest, wait, kinds };
+  // (the update's rank). update_trsm: the TRSM inside next and rest (U's block row).
+  enum Kind { leaf, panel_trsm, panel_gemm, swaps, next, rest, wait, update_trsm, kinds };
   explicit Profile(int level) : level_(level) {}
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
@@ -97,16 +97,20 @@ class Profile {
     if (runs_ == 0) return j;
     const double r = runs_;
     const double panel_ms = ms_[panel_trsm] + ms_[panel_gemm];
-    j["ms_per_run"] = {{"leaf", ms_[leaf] / r},        {"panel_trsm_gemm", panel_ms / r},
-                       {"swaps", ms_[swaps] / r},      {"next_panel_update", ms_[next] / r},
-                       {"rest_update", ms_[rest] / r}, {"update_idle_for_panels", ms_[wait] / r}};
+    j["ms_per_run"] = {{"leaf", ms_[leaf] / r},
+                       {"panel_trsm_gemm", panel_ms / r},
+                       {"swaps", ms_[swaps] / r},
+                       {"next_panel_update", ms_[next] / r},
+                       {"rest_update", ms_[rest] / r},
+                       {"update_idle_for_panels", ms_[wait] / r},
+                       {"update_trsm", ms_[update_trsm] / r}};
     j["leaves_per_run"] = count_[leaf] / runs_;
     std::fprintf(stderr,
                  "lu profile n=%d nb=%d runs=%d, ms per run: leaf %.3f (%d leaves), panel "
                  "trsm+gemm %.3f, pairs+left swaps %.3f, next panel's update %.3f, the rest's "
-                 "update %.3f, the update stream idle for panels %.3f\n",
+                 "update %.3f, the update stream idle for panels %.3f; of the updates, TRSM %.3f\n",
                  n_, nb_, runs_, ms_[leaf] / r, count_[leaf] / runs_, panel_ms / r, ms_[swaps] / r,
-                 ms_[next] / r, ms_[rest] / r, ms_[wait] / r);
+                 ms_[next] / r, ms_[rest] / r, ms_[wait] / r, ms_[update_trsm] / r);
     std::fprintf(stderr, "lu profile leaves by rows, us per column:");
     nlohmann::json buckets = nlohmann::json::array();
     for (int b = 0; b < kBuckets; ++b) {
