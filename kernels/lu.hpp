@@ -63,8 +63,9 @@ struct LuTuning {
   // The factorization captured once as a CUDA graph and replayed (auto: up to n = 4096; off
   // under --profile).
   Graph graph = Graph::automatic;
-  // The triangular solves of at most kSmallSolveMax rows and kMaxNb columns (inside a panel, and
-  // the next panel's U rows), real types: a warp per column in registers, or cuBLAS's TRSM.
+  // The triangular solves of at most kMaxNb columns (inside a panel, and the next panel's U
+  // rows), real types: a warp per column in registers on blocks of up to kSmallSolveMax rows
+  // (taller ones split, a GEMM between), or cuBLAS's TRSM.
   Trsm trsm = Trsm::warp;
   // The panel stream's own kernels (leaves, small solves) by programmatic dependent launch:
   // each made resident while the kernel before it finishes, which its threads wait for (off

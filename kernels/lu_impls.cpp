@@ -120,10 +120,13 @@ const TuneKeys& LuTuning::keys() {
         "the panel stream's priority); off under --profile",
         "auto: on up to n = 4096"},
        {"trsm", "warp|cublas",
-        "the triangular solves of at most " + std::to_string(kSmallSolveMax) +
-            " rows (a panel's own U rows, the next panel's), real types: warp: a "
-            "warp per column, forward substitution in registers, L staged in shared memory; "
-            "cublas: cuBLAS's TRSM (complex types always)",
+        "the triangular solves of at most " + std::to_string(kMaxNb) +
+            " columns (a panel's own U rows, the next panel's), real types: warp: a "
+            "warp per column, forward substitution in registers, L staged in shared memory, "
+            "on blocks of up to " +
+            std::to_string(kSmallSolveMax) +
+            " rows (taller ones split in two, a GEMM between); cublas: cuBLAS's TRSM "
+            "(complex types always)",
         "warp"},
        {"pdl", "off|on",
         "the panel stream's own kernels (leaves, small solves) by programmatic dependent launch: "

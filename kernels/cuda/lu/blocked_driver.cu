@@ -175,10 +175,14 @@ void BlockedLu<T>::update(T* a, int j0, int jb, int c0, int c1) {
 template <class T>
 void BlockedLu<T>::solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index k, Index c,
                                bool pdl) {
-  if (warp_trsm_ && k <= kSmallSolveRows && c <= LuTuning::kMaxNb)
-    small_solve_lower_unit(l, b, n_, static_cast<int>(k), c, s, pdl);
-  else
-    trsm_lower_unit(h, k, c, l, n_, b, n_);
+  if (!warp_trsm_ || c > LuTuning::kMaxNb) return trsm_lower_unit(h, k, c, l, n_, b, n_);
+  if (k <= kSmallSolveRows) return small_solve_lower_unit(l, b, n_, static_cast<int>(k), c, s, pdl);
+  // Taller: the top k1 rows (whole small solves, about half), the rows below less L21 times
+  // them (GEMM), then those rows.
+  const Index k1 = (k / 2 + kSmallSolveRows - 1) / kSmallSolveRows * kSmallSolveRows, k2 = k - k1;
+  solve_lower(h, s, l, b, k1, c, pdl);
+  gemm_sub(h, k2, c, k1, l + k1 * n_, n_, b, n_, b + k1 * n_, n_);
+  solve_lower(h, s, l + k1 * n_ + k1, b + k1 * n_, k2, c);
 }
 
 template <class T>
