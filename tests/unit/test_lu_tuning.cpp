@@ -108,6 +108,8 @@ TEST(LuTuning, FromTakesEachKey) {
                                          {"trsm", "cublas"},
                                          {"pdl", "off"}}));
   EXPECT_TRUE(parse({"pdl=on"}).pdl);
+  EXPECT_EQ(parse({"trsm=inverse"}).trsm, LuTuning::Trsm::inverse);
+  EXPECT_EQ(parse({"trsm=inverse"}).to_json().at("trsm"), "inverse");
   EXPECT_EQ(parse({"graph=on"}).graph, LuTuning::Graph::on);
   EXPECT_EQ(parse({"graph=auto"}).graph, LuTuning::Graph::automatic);
   EXPECT_EQ(parse({"reg_rows=auto"}).reg_rows, -1);
