@@ -297,22 +297,27 @@ TYPED_TEST(LuLeafTypes, WidePanelsMatchRef) {
 
 // trsm=inverse: each rest's update by a GEMM with inv(L11) (made on the panel stream, two steps'
 // buffers in turn) against lu_ref: at n = 1100 (complex: 600) nb 128 (eight steps of a rest),
-// 384 (a 384-row inverse, split once) and 512 (two small solves and a GEMM on the identity).
+// 384 (an inverse of halves 256 and 128) and 512 (two small solves joined by GEMMs); in double
+// also n = 2100 at nb 1024 (halves of 512 inverted from halves again, the scratch reused).
 TYPED_TEST(LuLeafTypes, InverseUpdateMatchesRef) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
   constexpr bool kDouble = std::is_same_v<real_type_t<T>, double>;
-  const std::int64_t n = is_complex_v<T> ? 600 : 1100;
-  const Dense<T> a = test::random_dense<T>(n, n, 3100);
-  const auto want = ref_factors(a);
-  for (const std::int64_t nb : {std::int64_t{128}, std::int64_t{384}, std::int64_t{512}}) {
-    const std::string what = "n=" + std::to_string(n) + " nb=" + std::to_string(nb);
-    Dense<T> lu;
-    std::vector<std::int64_t> ipiv;
-    const nlohmann::json used = blocked_factor(a, nb, tuning_of({"trsm=inverse"}), lu, ipiv);
-    EXPECT_EQ(used.at("trsm"), "inverse") << what;
-    EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
-    if (kDouble) expect_ref_factors(lu, ipiv, want, what);
+  std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>> cases{
+      {is_complex_v<T> ? 600 : 1100, {128, 384, 512}}};
+  if (std::is_same_v<T, double>) cases.push_back({2100, {1024}});
+  for (const auto& [n, widths] : cases) {
+    const Dense<T> a = test::random_dense<T>(n, n, 3100 + static_cast<std::uint64_t>(n));
+    const auto want = ref_factors(a);
+    for (const std::int64_t nb : widths) {
+      const std::string what = "n=" + std::to_string(n) + " nb=" + std::to_string(nb);
+      Dense<T> lu;
+      std::vector<std::int64_t> ipiv;
+      const nlohmann::json used = blocked_factor(a, nb, tuning_of({"trsm=inverse"}), lu, ipiv);
+      EXPECT_EQ(used.at("trsm"), "inverse") << what;
+      EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
+      if (kDouble) expect_ref_factors(lu, ipiv, want, what);
+    }
   }
 }
 
