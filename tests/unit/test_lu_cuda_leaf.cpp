@@ -321,6 +321,26 @@ TYPED_TEST(LuLeafTypes, InverseUpdateMatchesRef) {
   }
 }
 
+// trsm=split: the rest's update's TRSM on B wider than kMaxNb (2048) split into 256-row blocks
+// (cuBLAS's TRSM on each, GEMMs between), which needs n > 2048 + 2 nb: in double, n = 3200 at nb
+// 512 (one split) and 4400 at nb 1024 (nested), against the default's factors on the GPU
+// (lu_ref at these sizes is slow on the host).
+TEST(LuLeaf, SplitUpdateMatchesDefault) {
+  MM_REQUIRE_GPU();
+  for (const auto& [n, nb] : {std::pair<std::int64_t, std::int64_t>{3200, 512}, {4400, 1024}}) {
+    const std::string what = "n=" + std::to_string(n) + " nb=" + std::to_string(nb);
+    const Dense<double> a = test::random_dense<double>(n, n, 3300 + static_cast<std::uint64_t>(n));
+    RefLu<double> want{Dense<double>{}, {}};
+    blocked_factor(a, nb, LuTuning{}, want.lu, want.piv);
+    Dense<double> lu;
+    std::vector<std::int64_t> ipiv;
+    const nlohmann::json used = blocked_factor(a, nb, tuning_of({"trsm=split"}), lu, ipiv);
+    EXPECT_EQ(used.at("trsm"), "split") << what;
+    EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
+    expect_ref_factors(lu, ipiv, want, what);
+  }
+}
+
 // The panel's small triangular solve (LuTuning::trsm=warp) against forward substitution on the
 // host, on row counts around its lane groups (32, 64, 128, 256 rows) and column counts around
 // its blocks (16 columns each): the solved block within rounding, every other entry untouched.

@@ -46,6 +46,7 @@ BlockedLu<T>::BlockedLu(Index n, const LuTuning& tuning, int profile)
       use_graph_(graph_on(tuning, n, kGraphMaxN, profile)),
       warp_trsm_(tuning.trsm != LuTuning::Trsm::cublas && kSmallSolveTakes<T>),
       inverse_(tuning.trsm == LuTuning::Trsm::inverse),
+      split_(tuning.trsm == LuTuning::Trsm::split),
       inv_(inverse_ ? 5 * static_cast<std::size_t>(nb_) * nb_ / 2 : 0),
       u12_(inverse_ ? static_cast<std::size_t>(nb_) * n_ : 0),
       pdl_(tuning.pdl && profile == 0),
@@ -239,7 +240,9 @@ void BlockedLu<T>::update(T* a, int j0, int jb, int c0, int c1) {
 template <class T>
 void BlockedLu<T>::solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index ldb,
                                Index k, Index c, bool pdl) {
-  if (!warp_trsm_ || c > LuTuning::kMaxNb) return trsm_lower_unit(h, k, c, l, n_, b, ldb);
+  // B wider than kMaxNb (the rest's update): cuBLAS's TRSM, whole or (trsm=split) on the blocks.
+  if (!warp_trsm_ || (c > LuTuning::kMaxNb && (!split_ || k <= kSmallSolveRows)))
+    return trsm_lower_unit(h, k, c, l, n_, b, ldb);
   if (k <= kSmallSolveRows)
     return small_solve_lower_unit(l, n_, b, ldb, static_cast<int>(k), c, s, pdl);
   // Taller: the top k1 rows (whole small solves, about half), the rows below less L21 times
@@ -266,6 +269,7 @@ nlohmann::json BlockedLu<T>::tuning() const {
   u.nb = nb_;
   u.graph = use_graph_ ? LuTuning::Graph::on : LuTuning::Graph::off;
   u.trsm = inverse_     ? LuTuning::Trsm::inverse
+           : split_     ? LuTuning::Trsm::split
            : warp_trsm_ ? LuTuning::Trsm::warp
                         : LuTuning::Trsm::cublas;
   u.pdl = pdl_;

@@ -86,7 +86,8 @@ class BlockedLu {
   // takes it and C <= kMaxNb (a panel's own solves, the next panel's): the small solve on
   // blocks of up to kSmallSolveRows rows, a taller L split in two with a GEMM between (cuBLAS
   // on H, whose stream is S); else cuBLAS's TRSM (wider B: the rest's update, where cuBLAS's
-  // TRSM beat the small solve, 50 against 64 ms a run at n = 32768 on the H200).
+  // TRSM beat the small solve, 50 against 64 ms a run at n = 32768 on the H200), split as above
+  // with cuBLAS's TRSM on the blocks under trsm=split.
   // PDL: the first small solve as a programmatic dependent of S's kernel before.
   // B's leading dimension: LDB (L's: n).
   void solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index ldb, Index k, Index c,
@@ -118,6 +119,7 @@ class BlockedLu {
   bool use_graph_;
   bool warp_trsm_;  // LuTuning::trsm (cuBLAS's for complex types)
   bool inverse_;    // LuTuning::trsm == inverse
+  bool split_;      // LuTuning::trsm == split
   // trsm=inverse: inv(L11) of two steps' panels (nb x nb each, by step parity: the next panel's
   // is made while the rest's update reads this one's), and the rest's U block row before it is
   // copied into A (nb x n). inv_ ends with invert_lower's scratch (nb x nb / 2).
