@@ -66,8 +66,8 @@ struct LuTuning {
   // The triangular solves of at most kMaxNb columns (inside a panel, and the next panel's U
   // rows), real types: a warp per column in registers on blocks of up to kSmallSolveMax rows
   // (taller ones split, a GEMM between), or cuBLAS's TRSM; inverse: warp's, and the rest's
-  // update (its U block row) by GEMM with inv(L11), made on the panel stream after each panel
-  // (experimental: measured 1 % faster from n = 16384 on the H200 with an earlier inverse);
+  // update (its U block row) by GEMM with inv(L11), made on the update stream while the
+  // panel stream begins the next panel (experimental);
   // split: warp's, and the rest's update's TRSM on 256-row blocks too (cuBLAS's TRSM on each
   // diagonal block, GEMMs between; experimental, not yet measured).
   Trsm trsm = Trsm::warp;

@@ -129,7 +129,7 @@ const TuneKeys& LuTuning::keys() {
             "(complex types always); inverse (experimental): warp's, and the rest's update's U "
             "block row by "
             "a GEMM with the inverse of the panel's L in place of cuBLAS's TRSM, the inverse "
-            "made by the panel stream while the next panel's columns are updated (the small "
+            "made by the update stream while the panel stream begins the next panel (the small "
             "solve on the identity's diagonal blocks, joined by GEMMs); split (experimental): "
             "warp's, and the rest's update's TRSM split as warp's is, cuBLAS's TRSM on each "
             "diagonal block of up to " +

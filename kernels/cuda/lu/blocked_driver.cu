@@ -47,7 +47,7 @@ BlockedLu<T>::BlockedLu(Index n, const LuTuning& tuning, int profile)
       warp_trsm_(tuning.trsm != LuTuning::Trsm::cublas && kSmallSolveTakes<T>),
       inverse_(tuning.trsm == LuTuning::Trsm::inverse),
       split_(tuning.trsm == LuTuning::Trsm::split),
-      inv_(inverse_ ? 5 * static_cast<std::size_t>(nb_) * nb_ / 2 : 0),
+      inv_(inverse_ ? 3 * static_cast<std::size_t>(nb_) * nb_ / 2 : 0),
       u12_(inverse_ ? static_cast<std::size_t>(nb_) * n_ : 0),
       pdl_(tuning.pdl && profile == 0),
       workspace_(2 * kWorkspace) {
@@ -87,7 +87,7 @@ void BlockedLu<T>::enqueue(T* a) {
   fence_.order(U, P);
   chain_ = false;  // P's next kernel waits on an event, not on a kernel of P
   panel(a, 0, n, std::min(nb, n), 0, std::min(nb, n));
-  after_panel(a, 0, std::min(nb, n));
+  panel_done_.record(P);
   for (int j0 = 0; j0 < n; j0 += nb) {
     const int jb = std::min(nb, n - j0), right = j0 + jb;
     // panel j0 factored (the span: how long U idles for it)
@@ -99,13 +99,12 @@ void BlockedLu<T>::enqueue(T* a) {
       // columns left and right of it at the next step.
       const int nb2 = std::min(nb, n - right);
       profile_.span(Profile::next, U, [&] { update(a, j0, jb, right, right + nb2); });
-      // inv(L11), made on P while U did the above (before P's next panel is enqueued, which
-      // records inverse_done_ again).
-      if (inverse_ && right + nb2 < n) MM_CUDA(cudaStreamWaitEvent(U, inverse_done_.get()));
       fence_.order(U, P);
       chain_ = false;
       panel(a, right, n - right, nb2, right, right + nb2);
-      after_panel(a, right, nb2);
+      panel_done_.record(P);
+      // trsm=inverse: inv(L11) on U, while P begins the next panel (U's next work).
+      if (inverse_ && right + nb2 < n) make_inverse(a, j0, jb);
       profile_.span(Profile::rest, U, [&] { update(a, j0, jb, right + nb2, n); });
     }
     profile_.span(Profile::swaps, U, [&] { gather_runs(a, n, j0, right, 0, j0, pairs_.get(), U); });
@@ -161,37 +160,29 @@ __global__ void identity_kernel(T* w, int k) {
 }  // namespace
 
 template <class T>
-void BlockedLu<T>::after_panel(T* a, int g0, int w) {
-  const cudaStream_t P = panel_.get();
-  panel_done_.record(P);
-  if (!inverse_ || g0 + w + nb_ >= n_) return;  // no rest's update follows
-  T* const inv = inverse_of(g0);
-  // Under --profile with the panel's TRSMs, of rank W (the panel's own are at most W / 2).
-  profile_.span(
-      Profile::panel_trsm, P,
-      [&] {
-        constexpr int kThreads = 256;
-        const long long cells = static_cast<long long>(w) * w;
-        identity_kernel<<<static_cast<unsigned>((cells + kThreads - 1) / kThreads), kThreads, 0,
-                          P>>>(reinterpret_cast<dev_t<T>*>(inv), w);
-        MM_CUDA_LAUNCHED("identity_kernel");
-        invert_lower(a + static_cast<Index>(g0) * n_ + g0, inv, w, w);
-      },
-      0, w);
-  inverse_done_.record(P);
-  chain_ = false;
+void BlockedLu<T>::make_inverse(const T* a, int j0, int jb) {
+  const cudaStream_t U = update_.get();
+  // Under --profile with the updates' TRSM, which it replaces.
+  profile_.span(Profile::update_trsm, U, [&] {
+    constexpr int kThreads = 256;
+    const long long cells = static_cast<long long>(jb) * jb;
+    identity_kernel<<<static_cast<unsigned>((cells + kThreads - 1) / kThreads), kThreads, 0, U>>>(
+        reinterpret_cast<dev_t<T>*>(inv_.get()), jb);
+    MM_CUDA_LAUNCHED("identity_kernel");
+    invert_lower(a + static_cast<Index>(j0) * n_ + j0, inv_.get(), jb, jb);
+  });
 }
 
 template <class T>
 void BlockedLu<T>::invert_lower(const T* l, T* w, Index ldw, Index k) {
   if (!warp_trsm_ || k <= kSmallSolveRows)
-    return solve_lower(hp_.get(), panel_.get(), l, w, ldw, k, k);
+    return solve_lower(hu_.get(), update_.get(), l, w, ldw, k, k);
   const Index k1 = (k / 2 + kSmallSolveRows - 1) / kSmallSolveRows * kSmallSolveRows, k2 = k - k1;
   invert_lower(l, w, ldw, k1);
   invert_lower(l + k1 * n_ + k1, w + k1 * ldw + k1, ldw, k2);
-  T* const t = inv_.get() + 2 * static_cast<std::size_t>(nb_) * nb_;  // k2 x k1
-  gemm_set(hp_.get(), k2, k1, k1, l + k1 * n_, n_, w, ldw, t, k1);
-  gemm_sub(hp_.get(), k2, k1, k2, w + k1 * ldw + k1, ldw, t, k1, w + k1 * ldw, ldw);  // 0 - W22 T
+  T* const t = inv_.get() + static_cast<std::size_t>(nb_) * nb_;  // k2 x k1
+  gemm_set(hu_.get(), k2, k1, k1, l + k1 * n_, n_, w, ldw, t, k1);
+  gemm_sub(hu_.get(), k2, k1, k2, w + k1 * ldw + k1, ldw, t, k1, w + k1 * ldw, ldw);  // 0 - W22 T
 }
 
 template <class T>
@@ -222,11 +213,11 @@ void BlockedLu<T>::update(T* a, int j0, int jb, int c0, int c1) {
   gather_runs(a, n, j0, right, c0, c1, pairs_.get(), update_.get());
   T* const u = a + j0 * n + c0;
   const Index c = c1 - c0;
-  if (inverse_ && c0 > right) {  // the rest's update (after_panel made inv(L11))
+  if (inverse_ && c0 > right) {  // the rest's update (make_inverse made inv(L11))
     // X = inv(L11) A12 into u12_, A22 -= L21 X, then X into A12.
     T* const x = u12_.get();
     profile_.span(Profile::update_trsm, update_.get(),
-                  [&] { gemm_set(hu_.get(), jb, c, jb, inverse_of(j0), jb, u, n, x, c); });
+                  [&] { gemm_set(hu_.get(), jb, c, jb, inv_.get(), jb, u, n, x, c); });
     gemm_sub(hu_.get(), n - right, c, jb, a + right * n + j0, n, x, c, u + jb * n, n);
     MM_CUDA(cudaMemcpy2DAsync(u, n * sizeof(T), x, c * sizeof(T), c * sizeof(T), jb,
                               cudaMemcpyDeviceToDevice, update_.get()));

@@ -93,16 +93,15 @@ class BlockedLu {
   void solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index ldb, Index k, Index c,
                    bool pdl = false);
 
-  // After the panel at G0 (width W) on P: records panel_done_; with trsm=inverse, where a rest's
-  // update follows, then inv(L11) into inv_ (the step's half) and records inverse_done_.
-  void after_panel(T* a, int g0, int w);
-  // On P: W (K x K, leading dimension LDW, I on entry) <- L^-1, L (K x K, at L, leading
+  // trsm=inverse, on U before the rest's update of the panel at J0 (width JB): inv(L11) into
+  // inv_ (while P begins the next panel: U's own kernels, which no update's GEMM holds
+  // multiprocessors from; made on P, they waited for them, 0.8 ms a panel at n = 32768).
+  void make_inverse(const T* a, int j0, int jb);
+  // On U: W (K x K, leading dimension LDW, I on entry) <- L^-1, L (K x K, at L, leading
   // dimension n) unit lower. Up to kSmallSolveRows rows the small solve on I; taller, both
   // halves' inverses, then W21 = -W22 (L21 W11) by two GEMMs through the scratch after inv_'s
-  // halves (a third of the solve on I's flops, and GEMM's).
+  // nb x nb (a third of the solve on I's flops, and GEMM's).
   void invert_lower(const T* l, T* w, Index ldw, Index k);
-  // trsm=inverse's half of inv_ for the panel at J0.
-  T* inverse_of(int j0) { return inv_.get() + static_cast<std::size_t>(j0 / nb_ % 2) * nb_ * nb_; }
 
   int n_, nb_;
   // Non-blocking: no implicit ordering with the legacy default stream, which the runner's
@@ -120,11 +119,10 @@ class BlockedLu {
   bool warp_trsm_;  // LuTuning::trsm (cuBLAS's for complex types)
   bool inverse_;    // LuTuning::trsm == inverse
   bool split_;      // LuTuning::trsm == split
-  // trsm=inverse: inv(L11) of two steps' panels (nb x nb each, by step parity: the next panel's
-  // is made while the rest's update reads this one's), and the rest's U block row before it is
-  // copied into A (nb x n). inv_ ends with invert_lower's scratch (nb x nb / 2).
+  // trsm=inverse: inv(L11) of the step's panel (nb x nb), then invert_lower's scratch (nb x nb /
+  // 2); and the rest's U block row before it is copied into A (nb x n).
   Buffer<T> inv_, u12_;
-  Event panel_done_{cudaEventDisableTiming}, inverse_done_{cudaEventDisableTiming};
+  Event panel_done_{cudaEventDisableTiming};
   // LuTuning::pdl (off under --profile); chain_: P's last work was a kernel, so that
   // P's next kernel may be launched as its programmatic dependent (not after an event wait).
   bool pdl_;
