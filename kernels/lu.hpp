@@ -30,7 +30,7 @@ struct LuTuning {
   enum class Leaf { cluster, grid };
   enum class Exchange { push, sync };
   enum class Graph { automatic, on, off };
-  enum class Trsm { warp, cublas };
+  enum class Trsm { warp, cublas, inverse, split };
 
   static constexpr int kMaxNb = 2048;         // the widest panel (four row gathers of pivots)
   static constexpr int kSmallSolveMax = 256;  // the most rows trsm=warp takes
@@ -65,7 +65,11 @@ struct LuTuning {
   Graph graph = Graph::automatic;
   // The triangular solves of at most kMaxNb columns (inside a panel, and the next panel's U
   // rows), real types: a warp per column in registers on blocks of up to kSmallSolveMax rows
-  // (taller ones split, a GEMM between), or cuBLAS's TRSM.
+  // (taller ones split, a GEMM between), or cuBLAS's TRSM; inverse: warp's, and the rest's
+  // update (its U block row) by GEMM with inv(L11), made on the update stream while the
+  // panel stream begins the next panel (experimental);
+  // split: warp's, and the rest's update's TRSM on 256-row blocks too (cuBLAS's TRSM on each
+  // diagonal block, GEMMs between; experimental, not yet measured).
   Trsm trsm = Trsm::warp;
   // The panel stream's own kernels (leaves, small solves) by programmatic dependent launch:
   // each made resident while the kernel before it finishes, which its threads wait for (off

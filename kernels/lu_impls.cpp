@@ -73,7 +73,7 @@ namespace {
 const std::vector<std::string> kLeafWords{"cluster", "grid"};
 const std::vector<std::string> kExchangeWords{"push", "sync"};
 const std::vector<std::string> kGraphWords{"auto", "on", "off"};
-const std::vector<std::string> kTrsmWords{"warp", "cublas"};
+const std::vector<std::string> kTrsmWords{"warp", "cublas", "inverse", "split"};
 constexpr int kMostRows = 1 << 20;  // rows and bytes: beyond any leaf cuda-blocked factors
 
 }  // namespace
@@ -119,14 +119,21 @@ const TuneKeys& LuTuning::keys() {
         "the whole factorization captured once as a CUDA graph and replayed (its kernels lose "
         "the panel stream's priority); off under --profile",
         "auto: on up to n = 4096"},
-       {"trsm", "warp|cublas",
+       {"trsm", "warp|cublas|inverse|split",
         "the triangular solves of at most " + std::to_string(kMaxNb) +
             " columns (a panel's own U rows, the next panel's), real types: warp: a "
             "warp per column, forward substitution in registers, L staged in shared memory, "
             "on blocks of up to " +
             std::to_string(kSmallSolveMax) +
             " rows (taller ones split in two, a GEMM between); cublas: cuBLAS's TRSM "
-            "(complex types always)",
+            "(complex types always); inverse (experimental): warp's, and the rest's update's U "
+            "block row by "
+            "a GEMM with the inverse of the panel's L in place of cuBLAS's TRSM, the inverse "
+            "made by the update stream while the panel stream begins the next panel (the small "
+            "solve on the identity's diagonal blocks, joined by GEMMs); split (experimental): "
+            "warp's, and the rest's update's TRSM split as warp's is, cuBLAS's TRSM on each "
+            "diagonal block of up to " +
+            std::to_string(kSmallSolveMax) + " rows",
         "warp"},
        {"pdl", "off|on",
         "the panel stream's own kernels (leaves, small solves) by programmatic dependent launch: "

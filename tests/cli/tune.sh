@@ -180,7 +180,7 @@ grep -Eq '^  leaf=cluster\|grid +default cluster$' out && pass "--tune help: lea
   fail "--tune help: leaf: $(cat out)"
 grep -Eq '^  reg_rows=auto\|0\.\.1048576 +default auto: 1025$' out && pass "--tune help: reg_rows" ||
   fail "--tune help: reg_rows: $(cat out)"
-grep -Eq '^  trsm=warp\|cublas +default warp$' out && pass "--tune help: trsm=warp|cublas" ||
+grep -Eq '^  trsm=warp\|cublas\|inverse\|split +default warp$' out && pass "--tune help: trsm=warp|cublas|inverse|split" ||
   fail "--tune help: trsm: $(cat out)"
 grep -Eq '^  pdl=off\|on +default on$' out && pass "--tune help: pdl=off|on" ||
   fail "--tune help: pdl: $(cat out)"

@@ -295,6 +295,52 @@ TYPED_TEST(LuLeafTypes, WidePanelsMatchRef) {
   }
 }
 
+// trsm=inverse: each rest's update by a GEMM with inv(L11) (made on the panel stream, two steps'
+// buffers in turn) against lu_ref: at n = 1100 (complex: 600) nb 128 (eight steps of a rest),
+// 384 (an inverse of halves 256 and 128) and 512 (two small solves joined by GEMMs); in double
+// also n = 2100 at nb 1024 (halves of 512 inverted from halves again, the scratch reused).
+TYPED_TEST(LuLeafTypes, InverseUpdateMatchesRef) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  constexpr bool kDouble = std::is_same_v<real_type_t<T>, double>;
+  std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>> cases{
+      {is_complex_v<T> ? 600 : 1100, {128, 384, 512}}};
+  if (std::is_same_v<T, double>) cases.push_back({2100, {1024}});
+  for (const auto& [n, widths] : cases) {
+    const Dense<T> a = test::random_dense<T>(n, n, 3100 + static_cast<std::uint64_t>(n));
+    const auto want = ref_factors(a);
+    for (const std::int64_t nb : widths) {
+      const std::string what = "n=" + std::to_string(n) + " nb=" + std::to_string(nb);
+      Dense<T> lu;
+      std::vector<std::int64_t> ipiv;
+      const nlohmann::json used = blocked_factor(a, nb, tuning_of({"trsm=inverse"}), lu, ipiv);
+      EXPECT_EQ(used.at("trsm"), "inverse") << what;
+      EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
+      if (kDouble) expect_ref_factors(lu, ipiv, want, what);
+    }
+  }
+}
+
+// trsm=split: the rest's update's TRSM on B wider than kMaxNb (2048) split into 256-row blocks
+// (cuBLAS's TRSM on each, GEMMs between), which needs n > 2048 + 2 nb: in double, n = 3200 at nb
+// 512 (one split) and 4400 at nb 1024 (nested), against the default's factors on the GPU
+// (lu_ref at these sizes is slow on the host).
+TEST(LuLeaf, SplitUpdateMatchesDefault) {
+  MM_REQUIRE_GPU();
+  for (const auto& [n, nb] : {std::pair<std::int64_t, std::int64_t>{3200, 512}, {4400, 1024}}) {
+    const std::string what = "n=" + std::to_string(n) + " nb=" + std::to_string(nb);
+    const Dense<double> a = test::random_dense<double>(n, n, 3300 + static_cast<std::uint64_t>(n));
+    RefLu<double> want{Dense<double>{}, {}};
+    blocked_factor(a, nb, LuTuning{}, want.lu, want.piv);
+    Dense<double> lu;
+    std::vector<std::int64_t> ipiv;
+    const nlohmann::json used = blocked_factor(a, nb, tuning_of({"trsm=split"}), lu, ipiv);
+    EXPECT_EQ(used.at("trsm"), "split") << what;
+    EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
+    expect_ref_factors(lu, ipiv, want, what);
+  }
+}
+
 // The panel's small triangular solve (LuTuning::trsm=warp) against forward substitution on the
 // host, on row counts around its lane groups (32, 64, 128, 256 rows) and column counts around
 // its blocks (16 columns each): the solved block within rounding, every other entry untouched.

@@ -43,7 +43,7 @@ TEST(LuTuning, KeysNameTheirValuesAndDefaults) {
   EXPECT_EQ(k.key("reg_rows").fallback, "auto: 1025");
   EXPECT_EQ(k.key("exchange").allowed, "push|sync");
   EXPECT_EQ(k.key("graph").allowed, "auto|on|off");
-  EXPECT_EQ(k.key("trsm").allowed, "warp|cublas");
+  EXPECT_EQ(k.key("trsm").allowed, "warp|cublas|inverse|split");
   EXPECT_EQ(k.key("trsm").fallback, "warp");
   EXPECT_EQ(k.key("pdl").allowed, "off|on");
   EXPECT_EQ(k.key("pdl").fallback, "on");
@@ -108,6 +108,9 @@ TEST(LuTuning, FromTakesEachKey) {
                                          {"trsm", "cublas"},
                                          {"pdl", "off"}}));
   EXPECT_TRUE(parse({"pdl=on"}).pdl);
+  EXPECT_EQ(parse({"trsm=inverse"}).trsm, LuTuning::Trsm::inverse);
+  EXPECT_EQ(parse({"trsm=inverse"}).to_json().at("trsm"), "inverse");
+  EXPECT_EQ(parse({"trsm=split"}).trsm, LuTuning::Trsm::split);
   EXPECT_EQ(parse({"graph=on"}).graph, LuTuning::Graph::on);
   EXPECT_EQ(parse({"graph=auto"}).graph, LuTuning::Graph::automatic);
   EXPECT_EQ(parse({"reg_rows=auto"}).reg_rows, -1);

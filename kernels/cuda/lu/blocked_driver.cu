@@ -44,7 +44,11 @@ BlockedLu<T>::BlockedLu(Index n, const LuTuning& tuning, int profile)
       scratch_(leaf_prepare<T>(n, tuning, profile >= 2)),
       profile_(profile),
       use_graph_(graph_on(tuning, n, kGraphMaxN, profile)),
-      warp_trsm_(tuning.trsm == LuTuning::Trsm::warp && kSmallSolveTakes<T>),
+      warp_trsm_(tuning.trsm != LuTuning::Trsm::cublas && kSmallSolveTakes<T>),
+      inverse_(tuning.trsm == LuTuning::Trsm::inverse),
+      split_(tuning.trsm == LuTuning::Trsm::split),
+      inv_(inverse_ ? 3 * static_cast<std::size_t>(nb_) * nb_ / 2 : 0),
+      u12_(inverse_ ? static_cast<std::size_t>(nb_) * n_ : 0),
       pdl_(tuning.pdl && profile == 0),
       workspace_(2 * kWorkspace) {
   // cublasSetStream resets the workspace: set it after. A workspace of our own keeps
@@ -83,10 +87,11 @@ void BlockedLu<T>::enqueue(T* a) {
   fence_.order(U, P);
   chain_ = false;  // P's next kernel waits on an event, not on a kernel of P
   panel(a, 0, n, std::min(nb, n), 0, std::min(nb, n));
+  panel_done_.record(P);
   for (int j0 = 0; j0 < n; j0 += nb) {
     const int jb = std::min(nb, n - j0), right = j0 + jb;
     // panel j0 factored (the span: how long U idles for it)
-    profile_.span(Profile::wait, U, [&] { fence_.order(P, U); });
+    profile_.span(Profile::wait, U, [&] { MM_CUDA(cudaStreamWaitEvent(U, panel_done_.get())); });
     profile_.span(Profile::swaps, U, [&] { pair_runs(j0, right, pairs_.get(), U); });
     if (right < n) {
       // Look-ahead: the next panel's columns first, then that panel on P while U updates
@@ -97,6 +102,9 @@ void BlockedLu<T>::enqueue(T* a) {
       fence_.order(U, P);
       chain_ = false;
       panel(a, right, n - right, nb2, right, right + nb2);
+      panel_done_.record(P);
+      // trsm=inverse: inv(L11) on U, while P begins the next panel (U's next work).
+      if (inverse_ && right + nb2 < n) make_inverse(a, j0, jb);
       profile_.span(Profile::rest, U, [&] { update(a, j0, jb, right + nb2, n); });
     }
     profile_.span(Profile::swaps, U, [&] { gather_runs(a, n, j0, right, 0, j0, pairs_.get(), U); });
@@ -131,13 +139,50 @@ void BlockedLu<T>::panel(T* a, int g0, int m, int w, int pc0, int pc1) {
   T* const u12 = a + r * ld + c0;
   profile_.span(
       Profile::panel_trsm, panel_.get(),
-      [&] { solve_lower(hp_.get(), panel_.get(), l11, u12, w1, w2, pdl_ && chain_); }, 0, w1);
+      [&] { solve_lower(hp_.get(), panel_.get(), l11, u12, ld, w1, w2, pdl_ && chain_); }, 0, w1);
   profile_.span(
       Profile::panel_gemm, panel_.get(),
       [&] { gemm_sub(hp_.get(), m - w1, w2, w1, l11 + w1 * ld, ld, u12, ld, u12 + w1 * ld, ld); },
       0, w1);
   panel(a, g0 + w1, m - w1, w2, apart ? g0 + w1 : pc0, pc1);
   if (apart) swap_apart(a, g0 + w1, g0 + w, pc0, g0 + w1);
+}
+
+namespace {
+
+// W (k x k, dense) <- I.
+template <class T>
+__global__ void identity_kernel(T* w, int k) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < static_cast<long long>(k) * k) w[i] = i / k == i % k ? T(1) : T(0);
+}
+
+}  // namespace
+
+template <class T>
+void BlockedLu<T>::make_inverse(const T* a, int j0, int jb) {
+  const cudaStream_t U = update_.get();
+  // Under --profile with the updates' TRSM, which it replaces.
+  profile_.span(Profile::update_trsm, U, [&] {
+    constexpr int kThreads = 256;
+    const long long cells = static_cast<long long>(jb) * jb;
+    identity_kernel<<<static_cast<unsigned>((cells + kThreads - 1) / kThreads), kThreads, 0, U>>>(
+        reinterpret_cast<dev_t<T>*>(inv_.get()), jb);
+    MM_CUDA_LAUNCHED("identity_kernel");
+    invert_lower(a + static_cast<Index>(j0) * n_ + j0, inv_.get(), jb, jb);
+  });
+}
+
+template <class T>
+void BlockedLu<T>::invert_lower(const T* l, T* w, Index ldw, Index k) {
+  if (!warp_trsm_ || k <= kSmallSolveRows)
+    return solve_lower(hu_.get(), update_.get(), l, w, ldw, k, k);
+  const Index k1 = (k / 2 + kSmallSolveRows - 1) / kSmallSolveRows * kSmallSolveRows, k2 = k - k1;
+  invert_lower(l, w, ldw, k1);
+  invert_lower(l + k1 * n_ + k1, w + k1 * ldw + k1, ldw, k2);
+  T* const t = inv_.get() + static_cast<std::size_t>(nb_) * nb_;  // k2 x k1
+  gemm_set(hu_.get(), k2, k1, k1, l + k1 * n_, n_, w, ldw, t, k1);
+  gemm_sub(hu_.get(), k2, k1, k2, w + k1 * ldw + k1, ldw, t, k1, w + k1 * ldw, ldw);  // 0 - W22 T
 }
 
 template <class T>
@@ -167,22 +212,36 @@ void BlockedLu<T>::update(T* a, int j0, int jb, int c0, int c1) {
   const Index n = n_;
   gather_runs(a, n, j0, right, c0, c1, pairs_.get(), update_.get());
   T* const u = a + j0 * n + c0;
+  const Index c = c1 - c0;
+  if (inverse_ && c0 > right) {  // the rest's update (make_inverse made inv(L11))
+    // X = inv(L11) A12 into u12_, A22 -= L21 X, then X into A12.
+    T* const x = u12_.get();
+    profile_.span(Profile::update_trsm, update_.get(),
+                  [&] { gemm_set(hu_.get(), jb, c, jb, inv_.get(), jb, u, n, x, c); });
+    gemm_sub(hu_.get(), n - right, c, jb, a + right * n + j0, n, x, c, u + jb * n, n);
+    MM_CUDA(cudaMemcpy2DAsync(u, n * sizeof(T), x, c * sizeof(T), c * sizeof(T), jb,
+                              cudaMemcpyDeviceToDevice, update_.get()));
+    return;
+  }
   profile_.span(Profile::update_trsm, update_.get(),
-                [&] { solve_lower(hu_.get(), update_.get(), a + j0 * n + j0, u, jb, c1 - c0); });
-  gemm_sub(hu_.get(), n - right, c1 - c0, jb, a + right * n + j0, n, u, n, u + jb * n, n);
+                [&] { solve_lower(hu_.get(), update_.get(), a + j0 * n + j0, u, n, jb, c); });
+  gemm_sub(hu_.get(), n - right, c, jb, a + right * n + j0, n, u, n, u + jb * n, n);
 }
 
 template <class T>
-void BlockedLu<T>::solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index k, Index c,
-                               bool pdl) {
-  if (!warp_trsm_ || c > LuTuning::kMaxNb) return trsm_lower_unit(h, k, c, l, n_, b, n_);
-  if (k <= kSmallSolveRows) return small_solve_lower_unit(l, b, n_, static_cast<int>(k), c, s, pdl);
+void BlockedLu<T>::solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index ldb,
+                               Index k, Index c, bool pdl) {
+  // B wider than kMaxNb (the rest's update): cuBLAS's TRSM, whole or (trsm=split) on the blocks.
+  if (!warp_trsm_ || (c > LuTuning::kMaxNb && (!split_ || k <= kSmallSolveRows)))
+    return trsm_lower_unit(h, k, c, l, n_, b, ldb);
+  if (k <= kSmallSolveRows)
+    return small_solve_lower_unit(l, n_, b, ldb, static_cast<int>(k), c, s, pdl);
   // Taller: the top k1 rows (whole small solves, about half), the rows below less L21 times
   // them (GEMM), then those rows.
   const Index k1 = (k / 2 + kSmallSolveRows - 1) / kSmallSolveRows * kSmallSolveRows, k2 = k - k1;
-  solve_lower(h, s, l, b, k1, c, pdl);
-  gemm_sub(h, k2, c, k1, l + k1 * n_, n_, b, n_, b + k1 * n_, n_);
-  solve_lower(h, s, l + k1 * n_ + k1, b + k1 * n_, k2, c);
+  solve_lower(h, s, l, b, ldb, k1, c, pdl);
+  gemm_sub(h, k2, c, k1, l + k1 * n_, n_, b, ldb, b + k1 * ldb, ldb);
+  solve_lower(h, s, l + k1 * n_ + k1, b + k1 * ldb, ldb, k2, c);
 }
 
 template <class T>
@@ -200,7 +259,10 @@ nlohmann::json BlockedLu<T>::tuning() const {
   LuTuning u;
   u.nb = nb_;
   u.graph = use_graph_ ? LuTuning::Graph::on : LuTuning::Graph::off;
-  u.trsm = warp_trsm_ ? LuTuning::Trsm::warp : LuTuning::Trsm::cublas;
+  u.trsm = inverse_     ? LuTuning::Trsm::inverse
+           : split_     ? LuTuning::Trsm::split
+           : warp_trsm_ ? LuTuning::Trsm::warp
+                        : LuTuning::Trsm::cublas;
   u.pdl = pdl_;
   if (scratch_.mode == LeafMode::grid) {
     u.leaf = LuTuning::Leaf::grid;

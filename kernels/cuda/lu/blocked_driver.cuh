@@ -86,10 +86,22 @@ class BlockedLu {
   // takes it and C <= kMaxNb (a panel's own solves, the next panel's): the small solve on
   // blocks of up to kSmallSolveRows rows, a taller L split in two with a GEMM between (cuBLAS
   // on H, whose stream is S); else cuBLAS's TRSM (wider B: the rest's update, where cuBLAS's
-  // TRSM beat the small solve, 50 against 64 ms a run at n = 32768 on the H200).
+  // TRSM beat the small solve, 50 against 64 ms a run at n = 32768 on the H200), split as above
+  // with cuBLAS's TRSM on the blocks under trsm=split.
   // PDL: the first small solve as a programmatic dependent of S's kernel before.
-  void solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index k, Index c,
+  // B's leading dimension: LDB (L's: n).
+  void solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* b, Index ldb, Index k, Index c,
                    bool pdl = false);
+
+  // trsm=inverse, on U before the rest's update of the panel at J0 (width JB): inv(L11) into
+  // inv_ (while P begins the next panel: U's own kernels, which no update's GEMM holds
+  // multiprocessors from; made on P, they waited for them, 0.8 ms a panel at n = 32768).
+  void make_inverse(const T* a, int j0, int jb);
+  // On U: W (K x K, leading dimension LDW, I on entry) <- L^-1, L (K x K, at L, leading
+  // dimension n) unit lower. Up to kSmallSolveRows rows the small solve on I; taller, both
+  // halves' inverses, then W21 = -W22 (L21 W11) by two GEMMs through the scratch after inv_'s
+  // nb x nb (a third of the solve on I's flops, and GEMM's).
+  void invert_lower(const T* l, T* w, Index ldw, Index k);
 
   int n_, nb_;
   // Non-blocking: no implicit ordering with the legacy default stream, which the runner's
@@ -105,6 +117,12 @@ class BlockedLu {
   host::Profile profile_;
   bool use_graph_;
   bool warp_trsm_;  // LuTuning::trsm (cuBLAS's for complex types)
+  bool inverse_;    // LuTuning::trsm == inverse
+  bool split_;      // LuTuning::trsm == split
+  // trsm=inverse: inv(L11) of the step's panel (nb x nb), then invert_lower's scratch (nb x nb /
+  // 2); and the rest's U block row before it is copied into A (nb x n).
+  Buffer<T> inv_, u12_;
+  Event panel_done_{cudaEventDisableTiming};
   // LuTuning::pdl (off under --profile); chain_: P's last work was a kernel, so that
   // P's next kernel may be launched as its programmatic dependent (not after an event wait).
   bool pdl_;

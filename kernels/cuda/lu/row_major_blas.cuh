@@ -97,4 +97,15 @@ void gemm_sub(cublasHandle_t h, Index r, Index c, Index k, const T* a, Index lda
                   static_cast<int>(ldc)));
 }
 
+// C (r x c) = A (r x k) B (k x c): column-major C^T = B^T A^T.
+template <class T>
+void gemm_set(cublasHandle_t h, Index r, Index c, Index k, const T* a, Index lda, const T* b,
+              Index ldb, T* cc, Index ldc) {
+  if (r == 0 || c == 0) return;
+  const cuda::Scalar<T> one{T(1)}, zero{T(0)};
+  MM_CUDA(gemm_cm(h, static_cast<int>(c), static_cast<int>(r), static_cast<int>(k), one.ptr(), b,
+                  static_cast<int>(ldb), a, static_cast<int>(lda), zero.ptr(), cc,
+                  static_cast<int>(ldc)));
+}
+
 }  // namespace mm::cuda::lu::host

@@ -40,7 +40,8 @@ constexpr std::size_t smem_bytes() {
 // from the rows below.
 template <class D, int J>
 __global__ void __launch_bounds__(kThreads)
-    solve_kernel(const D* __restrict__ l, D* __restrict__ b, Index ld, int k, Index cols) {
+    solve_kernel(const D* __restrict__ l, Index ldl, D* __restrict__ b, Index ldb, int k,
+                 Index cols) {
   constexpr int S = stages<J>(), R = 32 * J;
   pdl_wait();  // the panel stream's kernel before (pdl=on): finished, its writes visible
   pdl_trigger();
@@ -56,7 +57,8 @@ __global__ void __launch_bounds__(kThreads)
       const int r0 = 32 * jb, w = k - r0 < 32 ? k - r0 : 32;
       for (int e = static_cast<int>(threadIdx.x); e < (k - r0) * 32; e += kThreads) {
         const int ii = e / 32, q = e % 32;
-        if (q < w) cp_async<sizeof(D)>(dst + ii * kPad + q, l + (r0 + ii) * ld + r0 + q, sizeof(D));
+        if (q < w)
+          cp_async<sizeof(D)>(dst + ii * kPad + q, l + (r0 + ii) * ldl + r0 + q, sizeof(D));
       }
     }
     cp_async_commit();
@@ -66,7 +68,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int j = 0; j < J; ++j) {
     const int i = 32 * j + lane;
-    x[j] = mine && i < k ? b[i * ld + c] : D{};
+    x[j] = mine && i < k ? b[i * ldb + c] : D{};
   }
 #pragma unroll
   for (int jb = 0; jb < J; ++jb) {
@@ -93,7 +95,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int j = 0; j < J; ++j) {
     const int i = 32 * j + lane;
-    if (i < k) b[i * ld + c] = x[j];
+    if (i < k) b[i * ldb + c] = x[j];
   }
 }
 
@@ -125,10 +127,11 @@ void allow() {
 }
 
 template <class D, int J>
-void launch(const D* l, D* b, Index ld, int k, Index c, cudaStream_t st, bool pdl) {
+void launch(const D* l, Index ldl, D* b, Index ldb, int k, Index c, cudaStream_t st, bool pdl) {
   allow<D, J>();
   const auto blocks = static_cast<unsigned>((c + kWarps - 1) / kWarps);
-  launch_on(solve_kernel<D, J>, blocks, kThreads, smem_bytes<D, J>(), st, pdl, l, b, ld, k, c);
+  launch_on(solve_kernel<D, J>, blocks, kThreads, smem_bytes<D, J>(), st, pdl, l, ldl, b, ldb, k,
+            c);
 }
 
 }  // namespace
@@ -144,26 +147,28 @@ void small_solve_prepare() {
 }
 
 template <class T>
-void small_solve_lower_unit(const T* l, T* b, Index ld, int k, Index c, cudaStream_t st, bool pdl) {
+void small_solve_lower_unit(const T* l, Index ldl, T* b, Index ldb, int k, Index c, cudaStream_t st,
+                            bool pdl) {
   if constexpr (!kSmallSolveTakes<T>) {
     throw DeviceError("small_solve_lower_unit: real values only");
   } else {
     if (k <= 1 || c <= 0) return;  // row 0 stays
     if (k > kSmallSolveRows) throw DeviceError("small_solve_lower_unit: more than 256 rows");
     if (k <= 32)
-      launch<T, 1>(l, b, ld, k, c, st, pdl);
+      launch<T, 1>(l, ldl, b, ldb, k, c, st, pdl);
     else if (k <= 64)
-      launch<T, 2>(l, b, ld, k, c, st, pdl);
+      launch<T, 2>(l, ldl, b, ldb, k, c, st, pdl);
     else if (k <= 128)
-      launch<T, 4>(l, b, ld, k, c, st, pdl);
+      launch<T, 4>(l, ldl, b, ldb, k, c, st, pdl);
     else
-      launch<T, 8>(l, b, ld, k, c, st, pdl);
+      launch<T, 8>(l, ldl, b, ldb, k, c, st, pdl);
   }
 }
 
-#define MM_LU_SMALL_SOLVE(T)              \
-  template void small_solve_prepare<T>(); \
-  template void small_solve_lower_unit<T>(const T*, T*, Index, int, Index, cudaStream_t, bool);
+#define MM_LU_SMALL_SOLVE(T)                                                                    \
+  template void small_solve_prepare<T>();                                                       \
+  template void small_solve_lower_unit<T>(const T*, Index, T*, Index, int, Index, cudaStream_t, \
+                                          bool);
 MM_FOR_VALUE_TYPES(MM_LU_SMALL_SOLVE)
 
 }  // namespace mm::cuda::lu
@@ -177,7 +182,7 @@ void lu_cuda_small_solve(Dense<T>& m, int k, std::int64_t c) {
   if (k < 0 || k > kSmallSolveRows || k > m.rows || c < 0 || k + c > m.cols)
     throw UsageError("lu_cuda_small_solve: the block is not inside M");
   cuda::Buffer<T> d(m.data.data(), m.data.size());
-  small_solve_lower_unit(d.get(), d.get() + k, m.cols, k, c, cudaStreamLegacy);
+  small_solve_lower_unit(d.get(), m.cols, d.get() + k, m.cols, k, c, cudaStreamLegacy);
   MM_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
   d.download(m.data.data(), m.data.size());
 }

@@ -21,13 +21,13 @@ inline constexpr bool kSmallSolveTakes = !is_complex_v<T>;
 template <class T>
 void small_solve_prepare();
 
-// B (K x C, row-major at B, leading dimension LD) <- L^-1 B, L (K x K, row-major at L, the same
-// LD) unit lower, K <= kSmallSolveRows, T real. A warp per column of B holds the column's rows in
-// its lanes and substitutes forward: each row, once final, is broadcast by a shuffle and
-// subtracted from the rows below; L is staged in shared memory. On stream ST.
-// PDL: launched as a programmatic dependent of ST's kernel before (LuTuning::pdl).
+// B (K x C, row-major at B, leading dimension LDB) <- L^-1 B, L (K x K, row-major at L, leading
+// dimension LDL) unit lower, K <= kSmallSolveRows, T real. A warp per column of B holds the
+// column's rows in its lanes and substitutes forward: each row, once final, is broadcast by a
+// shuffle and subtracted from the rows below; L is staged in shared memory. On stream ST. PDL:
+// launched as a programmatic dependent of ST's kernel before (LuTuning::pdl).
 template <class T>
-void small_solve_lower_unit(const T* l, T* b, Index ld, int k, Index c, cudaStream_t st,
+void small_solve_lower_unit(const T* l, Index ldl, T* b, Index ldb, int k, Index c, cudaStream_t st,
                             bool pdl = false);
 
 }  // namespace mm::cuda::lu
