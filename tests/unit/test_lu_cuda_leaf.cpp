@@ -295,10 +295,10 @@ TYPED_TEST(LuLeafTypes, WidePanelsMatchRef) {
   }
 }
 
-// trsm=inverse: each rest's update by a GEMM with inv(L11) (made on the panel stream, two steps'
-// buffers in turn) against lu_ref: at n = 1100 (complex: 600) nb 128 (eight steps of a rest),
-// 384 (an inverse of halves 256 and 128) and 512 (two small solves joined by GEMMs); in double
-// also n = 2100 at nb 1024 (halves of 512 inverted from halves again, the scratch reused).
+// trsm=inverse: each rest's update by a GEMM with inv(L11) (made on the update stream, one
+// buffer reused by every step) against lu_ref: at n = 1100 (complex: 600) nb 128 (eight steps of a
+// rest), 384 (an inverse of halves 256 and 128) and 512 (two small solves joined by GEMMs); in
+// double also n = 2100 at nb 1024 (halves of 512 inverted from halves again, the scratch reused).
 TYPED_TEST(LuLeafTypes, InverseUpdateMatchesRef) {
   MM_REQUIRE_GPU();
   using T = TypeParam;

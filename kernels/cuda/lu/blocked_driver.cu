@@ -27,6 +27,12 @@ bool graph_on(const LuTuning& t, Index n, Index max_n, int profile) {
   return t.graph == LuTuning::Graph::automatic ? n <= max_n : t.graph == LuTuning::Graph::on;
 }
 
+// Where a triangle of K > kSmallSolveRows rows splits for solve_lower and invert_lower: the
+// top rows, whole small solves, about half.
+Index split_rows(Index k) {
+  return (k / 2 + kSmallSolveRows - 1) / kSmallSolveRows * kSmallSolveRows;
+}
+
 }  // namespace
 
 using namespace host;
@@ -177,7 +183,7 @@ template <class T>
 void BlockedLu<T>::invert_lower(const T* l, T* w, Index ldw, Index k) {
   if (!warp_trsm_ || k <= kSmallSolveRows)
     return solve_lower(hu_.get(), update_.get(), l, w, ldw, k, k);
-  const Index k1 = (k / 2 + kSmallSolveRows - 1) / kSmallSolveRows * kSmallSolveRows, k2 = k - k1;
+  const Index k1 = split_rows(k), k2 = k - k1;
   invert_lower(l, w, ldw, k1);
   invert_lower(l + k1 * n_ + k1, w + k1 * ldw + k1, ldw, k2);
   T* const t = inv_.get() + static_cast<std::size_t>(nb_) * nb_;  // k2 x k1
@@ -238,7 +244,7 @@ void BlockedLu<T>::solve_lower(cublasHandle_t h, cudaStream_t s, const T* l, T* 
     return small_solve_lower_unit(l, n_, b, ldb, static_cast<int>(k), c, s, pdl);
   // Taller: the top k1 rows (whole small solves, about half), the rows below less L21 times
   // them (GEMM), then those rows.
-  const Index k1 = (k / 2 + kSmallSolveRows - 1) / kSmallSolveRows * kSmallSolveRows, k2 = k - k1;
+  const Index k1 = split_rows(k), k2 = k - k1;
   solve_lower(h, s, l, b, ldb, k1, c, pdl);
   gemm_sub(h, k2, c, k1, l + k1 * n_, n_, b, ldb, b + k1 * ldb, ldb);
   solve_lower(h, s, l + k1 * n_ + k1, b + k1 * ldb, ldb, k2, c);

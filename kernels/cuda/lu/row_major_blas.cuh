@@ -86,26 +86,30 @@ void trsm_upper(cublasHandle_t h, Index r, Index c, const T* u, Index ldu, T* b,
                   static_cast<int>(ldb)));
 }
 
-// C (r x c) -= A (r x k) B (k x c): column-major C^T -= B^T A^T.
+// C (r x c) <- ALPHA A (r x k) B (k x c) + BETA C: column-major C^T <- ALPHA B^T A^T + BETA C^T.
+template <class T>
+void gemm_rm(cublasHandle_t h, Index r, Index c, Index k, T alpha, const T* a, Index lda,
+             const T* b, Index ldb, T beta, T* cc, Index ldc) {
+  const cuda::Scalar<T> sa{alpha}, sb{beta};
+  MM_CUDA(gemm_cm(h, static_cast<int>(c), static_cast<int>(r), static_cast<int>(k), sa.ptr(), b,
+                  static_cast<int>(ldb), a, static_cast<int>(lda), sb.ptr(), cc,
+                  static_cast<int>(ldc)));
+}
+
+// C (r x c) -= A (r x k) B (k x c).
 template <class T>
 void gemm_sub(cublasHandle_t h, Index r, Index c, Index k, const T* a, Index lda, const T* b,
               Index ldb, T* cc, Index ldc) {
   if (r == 0 || c == 0 || k == 0) return;
-  const cuda::Scalar<T> minus{T(-1)}, one{T(1)};
-  MM_CUDA(gemm_cm(h, static_cast<int>(c), static_cast<int>(r), static_cast<int>(k), minus.ptr(), b,
-                  static_cast<int>(ldb), a, static_cast<int>(lda), one.ptr(), cc,
-                  static_cast<int>(ldc)));
+  gemm_rm(h, r, c, k, T(-1), a, lda, b, ldb, T(1), cc, ldc);
 }
 
-// C (r x c) = A (r x k) B (k x c): column-major C^T = B^T A^T.
+// C (r x c) = A (r x k) B (k x c).
 template <class T>
 void gemm_set(cublasHandle_t h, Index r, Index c, Index k, const T* a, Index lda, const T* b,
               Index ldb, T* cc, Index ldc) {
   if (r == 0 || c == 0) return;
-  const cuda::Scalar<T> one{T(1)}, zero{T(0)};
-  MM_CUDA(gemm_cm(h, static_cast<int>(c), static_cast<int>(r), static_cast<int>(k), one.ptr(), b,
-                  static_cast<int>(ldb), a, static_cast<int>(lda), zero.ptr(), cc,
-                  static_cast<int>(ldc)));
+  gemm_rm(h, r, c, k, T(1), a, lda, b, ldb, T(0), cc, ldc);
 }
 
 }  // namespace mm::cuda::lu::host
