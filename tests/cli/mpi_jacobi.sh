@@ -202,8 +202,8 @@ expect_exit 0 mpi_run 2 mmjacobi --poisson3d 8 --max-iter 3 -q -o dst/room.mtx
 expect_stderr 'poisson3d N=8: 3 iterations'
 nothing_written
 
-# 6. GPU ranks (--device cuda): each rank's slab on its node's GPUs in turn (here: every rank on
-#    the one GPU), halo planes staged through pinned host memory. Against the one-process
+# 6. GPU ranks (--device cuda): each rank's slab on its node's GPUs in turn (on a machine of one
+#    GPU every rank on it), halo planes staged through pinned host memory. Against the one-process
 #    cuda-norm: the grid bit for bit after the same iterations; the norm bit for bit on one rank
 #    (the same launch), else each rank's kernel-reduced change summed across the ranks (another
 #    order: within 1e-12 relative, the difference printed); with --tol the iterations within 1
@@ -253,10 +253,13 @@ PYEOF
   gpu_same "2" mmjacobi --poisson2d 64 --max-iter 90 --precision single
   # Not converged: exit 1, the comment line.
   gpu_same "2" mmjacobi --poisson3d 24 --tol 1e-6 --max-iter 20
-  # -v names each rank's GPU; the record.
+  # -v names each rank's GPU (the node's GPUs in turn: rank 1 on GPU 1 where there are two);
+  # the record.
   expect_exit 0 mpi_run 2 mmjacobi --poisson3d 16 --max-iter 5 --device cuda -v -q --timing g.jsonl
   expect_stderr '^mmjacobi: 2 ranks \(mpi-host-staged\), one GPU a rank'
-  expect_stderr '^mmjacobi: rank 1/2: z slab on GPU 0, planes 8\.\.14 '
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  expect_stderr "^mmjacobi: rank 0/2: z slab on GPU 0, planes 1\\.\\.7 "
+  expect_stderr "^mmjacobi: rank 1/2: z slab on GPU $((gpus > 1 ? 1 : 0)), planes 8\\.\\.14 "
   expect_stderr 'cuda-norm on 2 GPU ranks'
 fi
 
