@@ -10,9 +10,13 @@
 // On the GPU each timed run is the implementation's whole device work, timed by events:
 // the copy of A (cusolver: its two transposes, row-major in and out) and the factorization.
 // Each cuda-blocked row records the tuning values it used (and with --profile, its profile).
+// The "gemm bound" row: the LU's flops at the rate cuBLAS's DGEMM sustains at the shape of
+// cuda-blocked's first trailing update (gemm_bound_rate below), the least time any LU made of
+// such products takes on this GPU as it is clocked under that load.
 #include <cblas.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -21,6 +25,7 @@
 
 #include "bench_common.hpp"
 #include "device.hpp"
+#include "gemm.hpp"
 #include "lu.hpp"
 #include "mm/cli.hpp"
 #include "vendor/openblas.hpp"
@@ -39,14 +44,18 @@ namespace {
 using namespace mm;
 
 // Uniform in [-1, 1): no pivoting surprises, the matrix every LU paper times.
-Dense<double> random_matrix(std::int64_t n, std::uint64_t seed) {
-  Dense<double> a(n, n);
+Dense<double> random_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  Dense<double> a(rows, cols);
   std::uint64_t s = seed;
   for (auto& v : a.data) {
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
     v = static_cast<double>(s >> 11) * 0x1p-52 - 1.0;
   }
   return a;
+}
+
+Dense<double> random_matrix(std::int64_t n, std::uint64_t seed) {
+  return random_matrix(n, n, seed);
 }
 
 struct Row {
@@ -86,6 +95,28 @@ std::vector<std::int64_t> parse_list(const std::string& s) {
   std::stringstream in(s);
   for (std::string x; std::getline(in, x, ',');) v.push_back(std::stoll(x));
   return v;
+}
+
+// cuBLAS's DGEMM rate (flop/s) at the shape of cuda-blocked's first trailing update at N
+// (C = A B, m = n - nb rows and columns, rank nb, nb its default for N; random inputs: zeros
+// draw less power). It runs back to back for about a second before the timed runs: the rate
+// a long factorization's products get, not a cold GPU's (an H200 reaches its 700 W cap within
+// a second of DGEMM and clocks down, 45-53 TFLOP/s at n = 32768 against 61 on zeros).
+double gemm_bound_rate(std::int64_t n, int repeat) {
+  const std::int64_t nb = std::min(lu_cuda_default_nb(n), n), m = std::max<std::int64_t>(n - nb, 1);
+  const Dense<double> a = random_matrix(m, nb, 7), b = random_matrix(nb, m, 8);
+  Dense<double> c(m, m);
+  const auto& impls = gemm_impls<double>();
+  const auto it =
+      std::find_if(impls.begin(), impls.end(), [](const auto& i) { return i.name == "cublas"; });
+  if (it == impls.end()) throw DeviceError("lu_bench: no cublas GEMM implementation");
+  GemmProblem<double> p;
+  p.a = &a, p.b = &b, p.c = &c;
+  auto r = it->make(p);
+  const double flops = gemm_flops(m, m, nb, false);
+  const double once = measure(*r, 3, 3).compute.median;
+  const int warm = static_cast<int>(std::min(20000.0, std::ceil(1.0 / std::max(once, 1e-6))));
+  return flops / measure(*r, warm, std::max(repeat, 10)).compute.median;
 }
 
 // At each size: cuSOLVER's getrf alone (a device copy of A and Xgetrf: the reference of
@@ -174,6 +205,18 @@ int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int6
     if (n <= hybrid_max)
       bench_impl(
           "cuda-hybrid", [](const LuProblem<double>& p) { return make_lu_cuda_hybrid(p); }, true);
+    const double rate = gemm_bound_rate(n, repeat), bound_t = lu_flops<double>(n) / rate;
+    bench::emit({{"impl", "gemm bound"},
+                 {"n", n},
+                 {"median_s", bound_t},
+                 {"gflops", rate * 1e-9},
+                 {"vs_cusolver_getrf", getrf_t / bound_t},
+                 {"gemm_nb", std::min(lu_cuda_default_nb(n), n)}});
+    char line[256];
+    std::snprintf(line, sizeof line, "| gemm bound | %lld | %.5f | %.1f | %.2f | - | - | %.5f |\n",
+                  static_cast<long long>(n), bound_t, rate * 1e-9, getrf_t / bound_t, floor_s);
+    md << line;
+    std::cerr << line;
   }
   std::cout << "\n" << md.str();
   return 0;
