@@ -350,13 +350,16 @@ int main(int argc, char** argv) {
   {
     const Dense<double> r = random_matrix(n_ref, 7);
     Dense<double> rw(n_ref, n_ref);
+    // Pivots of n_ref rows (which may be more than n's).
+    std::vector<std::int64_t> rpiv(static_cast<std::size_t>(n_ref));
+    std::vector<lapack_int> rlpiv(static_cast<std::size_t>(n_ref));
     lu_row("ref", n_ref, [&] {
       rw = r;
-      lu_ref(rw, ipiv.data());
+      lu_ref(rw, rpiv.data());
     });
     lu_row("cpu-blocked nb=128", n_ref, [&] {
       rw = r;
-      lu_cpu_blocked(rw, ipiv.data(), 128);
+      lu_cpu_blocked(rw, rpiv.data(), 128);
     });
     std::vector<double> rcol(r.data.size());
     lu_row("lapack dgetrf", n_ref, [&] {
@@ -364,7 +367,7 @@ int main(int argc, char** argv) {
         for (std::int64_t j = 0; j < n_ref; ++j) rcol[j * n_ref + i] = r(i, j);
       LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, static_cast<lapack_int>(n_ref),
                           static_cast<lapack_int>(n_ref), rcol.data(),
-                          static_cast<lapack_int>(n_ref), lpiv.data());
+                          static_cast<lapack_int>(n_ref), rlpiv.data());
     });
   }
   // The trailing update alone: C (n x n) -= A (n x 128) B (128 x n), ours and dgemm's.
