@@ -2,8 +2,9 @@
 # The whole GPU session in one call on the lent GPU machine: unpack the carried build
 # (scripts/pack-for-device.sh), run every unit and CLI test (CUDA implementations
 # included), then the benchmarks with --device cuda. Logs: summary.txt unit_<test>.log
-# cli.<test>.log bench_<name>.txt (in $OUT/logs.tar.gz on the device tool's machine). They are raw output,
-# not for git: what they measure goes into a summary per claim in bench/results/.
+# cli.<test>.log bench_<name>.txt clocks_<name>.csv (the GPU's SM clock, power and clock-event
+# reasons during each benchmark; in $OUT/logs.tar.gz on the device tool's machine). They are raw
+# output, not for git: what they measure goes into a summary per claim in bench/results/.
 #   TESTS=0 skips the tests; BENCHES="lu spgemm" picks benchmarks (default: all of
 #   spmv gemm jacobi add transpose lu spgemm solve); TEST_FILTER=regex picks test programs;
 #   BENCH_ARGS_<name>="..." replaces a benchmark's arguments. With .carry/base.tar.xz
@@ -83,11 +84,34 @@ if [[ ${TESTS:-1} != 0 ]]; then
   } | xargs -0 -n 2 -P "${JOBS:-6}" bash -c 'run_one "$@"' _ | tee -a "$summary"
   grep -q FAILED "$summary" && status=1
 fi
+# The GPU's clocks and power while each benchmark runs (nvidia-smi every 100 ms into
+# clocks_<name>.csv), one summary line a benchmark: at the power cap (clock-event reason SW
+# power cap, bit 0x4) the SM clocks drop, and a long run's rate with them (an H200 running LU
+# at n = 32768: 1620-1965 MHz against 1980). Plain awk (the GPU machine's is mawk).
+clocks_start() {  # name
+  smi_pid=
+  command -v nvidia-smi > /dev/null || return 0
+  nvidia-smi --query-gpu=index,clocks.sm,power.draw,clocks_event_reasons.active \
+    --format=csv,noheader,nounits -lms 100 > "$out/clocks_$1.csv" 2> /dev/null &
+  smi_pid=$!
+}
+clocks_stop() {  # name
+  [[ -n ${smi_pid:-} ]] || return 0
+  kill "$smi_pid" 2> /dev/null
+  wait "$smi_pid" 2> /dev/null
+  awk -F', *' -v name="$1" '
+    $2 ~ /^[0-9]+$/ { n++; c = $2 + 0; if (n == 1 || c < lo) lo = c; if (c > hi) hi = c
+                      if ($3 + 0 > p) p = $3 + 0; if (substr($4, length($4), 1) ~ /[4-7c-fC-F]/) cap++ }
+    END { if (n) printf "bench %s: SM clock %d-%d MHz, power up to %.0f W, power cap in %d of %d samples\n",
+                        name, lo, hi, p, cap, n }' "$out/clocks_$1.csv" | tee -a "$summary"
+}
 bench() {  # name dir command args...: runs DIR/command
   local name=$1 dir=$2 cmd=$3
   shift 3
   echo "=== $cmd $* ($(date -u +%T), $(cat "$dir/COMMIT" 2>/dev/null || cat "$carry/COMMIT"))" > "$out/bench_$name.txt"
+  clocks_start "$name"
   timeout 300 "$dir/$cmd" "$@" >> "$out/bench_$name.txt" 2>&1 || echo "bench $name: exit $?" | tee -a "$summary"
+  clocks_stop "$name"
 }
 export B
 for b in ${BENCHES:-spmv gemm jacobi add transpose lu spgemm solve}; do
@@ -95,8 +119,10 @@ for b in ${BENCHES:-spmv gemm jacobi add transpose lu spgemm solve}; do
     spmv | gemm | jacobi | add | spgemm) args=(--device cuda) ;;
     transpose) args=(--device cuda --repeat 20) ;;
     lu) args=(--device cuda) ;;
-    solve) bash "$root/bench/solve_bench.sh" --dir /tmp/mm-solve-bench > "$out/bench_solve.txt" 2>&1 ||
+    solve) clocks_start solve
+           bash "$root/bench/solve_bench.sh" --dir /tmp/mm-solve-bench > "$out/bench_solve.txt" 2>&1 ||
              echo "bench solve: exit $?" | tee -a "$summary"
+           clocks_stop solve
            continue ;;
     *) echo "unknown bench $b" | tee -a "$summary"; continue ;;
   esac
