@@ -98,21 +98,17 @@ std::vector<std::int64_t> parse_list(const std::string& s) {
 }
 
 // cuBLAS's DGEMM rate (flop/s) at the shape of cuda-blocked's first trailing update at N
-// (C = A B, m = n - nb rows and columns, rank nb, nb its default for N; random inputs: zeros
+// (C = A B, m = n - nb rows and columns, rank NB; random inputs: zeros
 // draw less power). It runs back to back for about a second before the timed runs: the rate
 // a long factorization's products get, not a cold GPU's (an H200 reaches its 700 W cap within
 // a second of DGEMM and clocks down, 45-53 TFLOP/s at n = 32768 against 61 on zeros).
-double gemm_bound_rate(std::int64_t n, int repeat) {
-  const std::int64_t nb = std::min(lu_cuda_default_nb(n), n), m = std::max<std::int64_t>(n - nb, 1);
+double gemm_bound_rate(std::int64_t n, std::int64_t nb, int repeat) {
+  const std::int64_t m = std::max<std::int64_t>(n - nb, 1);
   const Dense<double> a = random_matrix(m, nb, 7), b = random_matrix(nb, m, 8);
   Dense<double> c(m, m);
-  const auto& impls = gemm_impls<double>();
-  const auto it =
-      std::find_if(impls.begin(), impls.end(), [](const auto& i) { return i.name == "cublas"; });
-  if (it == impls.end()) throw DeviceError("lu_bench: no cublas GEMM implementation");
   GemmProblem<double> p;
   p.a = &a, p.b = &b, p.c = &c;
-  auto r = it->make(p);
+  auto r = pick_impl(gemm_impls<double>(), "gemm", "cublas", Device::cuda).make(p);
   const double flops = gemm_flops(m, m, nb, false);
   const double once = measure(*r, 3, 3).compute.median;
   const int warm = static_cast<int>(std::min(20000.0, std::ceil(1.0 / std::max(once, 1e-6))));
@@ -142,6 +138,16 @@ int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int6
     std::vector<std::int64_t> ref_piv;
     double getrf_t = 0;
     const double floor_s = 2.0 * static_cast<double>(n * n) * 8 / (copy * 1e9);
+    // The Markdown row (and its echo on standard error): DIFF and SAME as printed.
+    auto table_row = [&](const std::string& name, double t, double gf, const std::string& diff,
+                         const std::string& same) {
+      char line[256];
+      std::snprintf(line, sizeof line, "| %s | %lld | %.5f | %.1f | %.2f | %s | %s | %.5f |\n",
+                    name.c_str(), static_cast<long long>(n), t, gf, getrf_t / t, diff.c_str(),
+                    same.c_str(), floor_s);
+      md << line;
+      std::cerr << line;
+    };
     // FACTORS: the run's LU and pivots are A's (compared with cusolver's, the first such).
     auto bench_impl = [&](const std::string& name, const LuMake<double>& make, bool factors) {
       Dense<double> lu(n, n);
@@ -175,12 +181,9 @@ int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int6
                          {"tuning", m.tuning}};
       if (!m.profile.is_null()) row["profile"] = m.profile;
       bench::emit(row);
-      char line[256];
-      std::snprintf(line, sizeof line, "| %s | %lld | %.5f | %.1f | %.2f | %.1e | %s | %.5f |\n",
-                    name.c_str(), static_cast<long long>(n), t, gf, getrf_t / t, diff, same.c_str(),
-                    floor_s);
-      md << line;
-      std::cerr << line;
+      char d[32];
+      std::snprintf(d, sizeof d, "%.1e", diff);
+      table_row(name, t, gf, d, same);
     };
     bench_impl(
         "cusolver getrf", [](const LuProblem<double>& p) { return make_lu_cusolver_getrf_only(p); },
@@ -205,18 +208,15 @@ int run_cuda(const std::vector<std::int64_t>& sizes, const std::vector<std::int6
     if (n <= hybrid_max)
       bench_impl(
           "cuda-hybrid", [](const LuProblem<double>& p) { return make_lu_cuda_hybrid(p); }, true);
-    const double rate = gemm_bound_rate(n, repeat), bound_t = lu_flops<double>(n) / rate;
+    const std::int64_t gemm_nb = std::min(lu_cuda_default_nb(n), n);
+    const double rate = gemm_bound_rate(n, gemm_nb, repeat), bound_t = lu_flops<double>(n) / rate;
     bench::emit({{"impl", "gemm bound"},
                  {"n", n},
                  {"median_s", bound_t},
                  {"gflops", rate * 1e-9},
                  {"vs_cusolver_getrf", getrf_t / bound_t},
-                 {"gemm_nb", std::min(lu_cuda_default_nb(n), n)}});
-    char line[256];
-    std::snprintf(line, sizeof line, "| gemm bound | %lld | %.5f | %.1f | %.2f | - | - | %.5f |\n",
-                  static_cast<long long>(n), bound_t, rate * 1e-9, getrf_t / bound_t, floor_s);
-    md << line;
-    std::cerr << line;
+                 {"gemm_nb", gemm_nb}});
+    table_row("gemm bound", bound_t, rate * 1e-9, "-", "-");
   }
   std::cout << "\n" << md.str();
   return 0;
