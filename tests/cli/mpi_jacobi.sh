@@ -208,8 +208,8 @@ nothing_written
 #    (the same launch), else each rank's kernel-reduced change summed across the ranks (another
 #    order: within 1e-12 relative, the difference printed); with --tol the iterations within 1
 #    (and the grid bit for bit where they agree).
-gpu=$(nvidia-smi -L > /dev/null 2>&1 && echo 1 || true)
-if [[ -z $gpu ]]; then
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if ((gpus == 0)); then
   echo "skip: no GPU (nvidia-smi finds none): the GPU-rank cases did not run"
   bad 4 '--device cuda: no usable GPU' --poisson3d 8 --max-iter 3 --device cuda
 elif [[ -z $cuda_built ]]; then
@@ -257,7 +257,6 @@ PYEOF
   # the record.
   expect_exit 0 mpi_run 2 mmjacobi --poisson3d 16 --max-iter 5 --device cuda -v -q --timing g.jsonl
   expect_stderr '^mmjacobi: 2 ranks \(mpi-host-staged\), one GPU a rank'
-  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
   expect_stderr "^mmjacobi: rank 0/2: z slab on GPU 0, planes 1\\.\\.7 "
   expect_stderr "^mmjacobi: rank 1/2: z slab on GPU $((gpus > 1 ? 1 : 0)), planes 8\\.\\.14 "
   expect_stderr 'cuda-norm on 2 GPU ranks'
