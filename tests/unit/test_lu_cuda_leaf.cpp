@@ -92,8 +92,8 @@ TEST(LuLeaf, TallestDoublePanelsFitNarrowerLeaves) {
 }
 
 // The register leaf (real types): 512 threads a block, 256 bytes of rows a thread, from REG_ROWS
-// rows up; the widest width whose rows fit 16 blocks, the fewest blocks of whole threads' rows;
-// beyond, the shared-memory plan.
+// rows up; the widest width (32, 16, 8 or 4) whose rows fit 16 blocks, the fewest blocks of
+// whole threads' rows; beyond, the shared-memory plan.
 TEST(LuLeaf, RegisterLeafPlans) {
   const auto plan = [](auto type, std::int64_t m, int most = 16) {
     return lu_cuda_leaf_plan<decltype(type)>(m, most, kH200Smem, 128, 256, 4097);
@@ -103,8 +103,8 @@ TEST(LuLeaf, RegisterLeafPlans) {
     std::int64_t m;
     int width, blocks, rows;
   };
-  const auto expect = [&](auto type, const Want& w) {
-    const LuLeafPlan p = plan(type, w.m);
+  const auto expect = [&](auto type, const Want& w, int most = 16) {
+    const LuLeafPlan p = plan(type, w.m, most);
     const std::string what = "m=" + std::to_string(w.m) + " of " + std::to_string(sizeof(type));
     EXPECT_TRUE(p.reg) << what;
     EXPECT_EQ(p.width, w.width) << what;
@@ -112,15 +112,20 @@ TEST(LuLeaf, RegisterLeafPlans) {
     EXPECT_EQ(p.rows, w.rows) << what;
   };
   for (const Want& w : {Want{5000, 32, 10, 512}, Want{8192, 32, 16, 512}, Want{16384, 16, 16, 1024},
-                        Want{16385, 8, 9, 2048}})
+                        Want{16385, 8, 9, 2048}, Want{32768, 8, 16, 2048},
+                        Want{32769, 4, 9, 4096}, Want{65536, 4, 16, 4096}})
     expect(0.0, w);
   expect(0.0f, Want{16384, 32, 16, 1024});
+  expect(0.0f, Want{65536, 8, 16, 4096});
+  expect(0.0f, Want{65537, 4, 9, 8192});
   // Complex leaves stay in shared memory.
   EXPECT_FALSE(plan(std::complex<float>{}, 8192).reg);
   EXPECT_FALSE(plan(std::complex<double>{}, 8192).reg);
-  // Too tall for 16 blocks: the shared-memory plan or the grid.
-  EXPECT_FALSE(plan(0.0, 40000).reg);
-  EXPECT_FALSE(plan(0.0, 3000, 1).reg);
+  // Too tall for 16 blocks even 4 wide: the shared-memory plan or the grid.
+  EXPECT_FALSE(plan(0.0, 65537).reg);
+  EXPECT_FALSE(plan(0.0, 5000, 1).reg);
+  EXPECT_FALSE(plan(0.0f, 131073).reg);
+  expect(0.0, Want{5000, 4, 2, 4096}, 2);
   EXPECT_TRUE(plan(0.0, 2048 + 4097, 4).reg);
   // Off at 0 (the test default of lu_cuda_leaf_plan).
   EXPECT_FALSE(lu_cuda_leaf_plan<double>(16384, 16, kH200Smem, 128).reg);
@@ -339,6 +344,34 @@ TEST(LuLeaf, SplitUpdateMatchesDefault) {
     EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
     expect_ref_factors(lu, ipiv, want, what);
   }
+}
+
+// The register leaf at its narrowest, 4 columns (double from 32769 rows on 16 blocks, float from
+// 65537): here on clusters of one block, where it takes the panels of 2049 to 4096 rows in double
+// and of 4097 to 8192 in float. Double at n = 2500 against lu_ref (pivots equal); float at
+// n = 4200 within the backward-error bound (lu_ref in float at that size is slow on the host).
+TEST(LuLeaf, FourWideRegisterLeavesMatchRef) {
+  EXPECT_EQ(lu_cuda_leaf_plan<double>(2500, 1, kH200Smem, 128, 256, 1).width, 4);
+  EXPECT_EQ(lu_cuda_leaf_plan<float>(4200, 1, kH200Smem, 128, 256, 1).width, 4);
+  MM_REQUIRE_GPU();
+  const std::vector<std::string> items{"reg_rows=1", "cluster=1"};
+  const Dense<double> a = test::random_dense<double>(2500, 2500, 4400);
+  const auto want = ref_factors(a);
+  for (const std::int64_t nb : {std::int64_t{0}, std::int64_t{256}}) {
+    const std::string what = "double n=2500 nb=" + std::to_string(nb);
+    Dense<double> lu;
+    std::vector<std::int64_t> ipiv;
+    const nlohmann::json used = blocked_factor(a, nb, tuning_of(items), lu, ipiv);
+    EXPECT_EQ(used.at("cluster"), 1) << what;
+    EXPECT_TRUE(factors_within_bound(a, lu, ipiv)) << what;
+    expect_ref_factors(lu, ipiv, want, what);
+  }
+  const Dense<float> f = test::random_dense<float>(4200, 4200, 4401);
+  Dense<float> lu;
+  std::vector<std::int64_t> ipiv;
+  blocked_factor(f, 512, tuning_of(items), lu, ipiv);
+  for (const auto& v : lu.data) ASSERT_FALSE(std::isnan(v)) << "float n=4200";
+  EXPECT_TRUE(factors_within_bound(f, lu, ipiv)) << "float n=4200";
 }
 
 // The panel's small triangular solve (LuTuning::trsm=warp) against forward substitution on the

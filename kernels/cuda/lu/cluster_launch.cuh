@@ -31,15 +31,22 @@ inline cudaLaunchConfig_t cluster_config(int blocks, int threads, std::size_t sm
   return cfg;
 }
 
-// F(std::integral_constant<int, W>{}) for a leaf WIDTH's W: 32, 16 or 8.
-template <class F>
+// F(std::integral_constant<int, W>{}) for a leaf WIDTH's W: 32, 16 or 8, and 4 where NARROWEST
+// is 4 (the register leaf's tallest panels).
+template <int Narrowest = 8, class F>
 void with_width(int width, F&& f) {
   if (width == 32)
     f(std::integral_constant<int, 32>{});
   else if (width == 16)
     f(std::integral_constant<int, 16>{});
-  else
+  else if constexpr (Narrowest <= 4) {
+    if (width == 4)
+      f(std::integral_constant<int, 4>{});
+    else
+      f(std::integral_constant<int, 8>{});
+  } else {
     f(std::integral_constant<int, 8>{});
+  }
 }
 
 // KERNEL's launch limits for clusters: SMEM bytes of dynamic shared memory, non-portable

@@ -48,6 +48,7 @@ ClusterPlan reg_leaf_plan(const ClusterLeaf& l, Index m) {
   fit(32);
   fit(16);
   fit(8);
+  fit(4);  // double from 32769 rows on 16 blocks (up to 65536)
   return plan;
 }
 

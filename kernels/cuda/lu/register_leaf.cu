@@ -271,6 +271,7 @@ bool reg_leaf_prepare(int blocks) {
       set_attributes<D, 32>();
       set_attributes<D, 16>();
       set_attributes<D, 8>();
+      set_attributes<D, 4>();
       set = true;
     }
     return cluster_schedules(reg_leaf_kernel<D, 32>, blocks, kLeafThreads, reg_smem<D, 32>(blocks));
@@ -280,20 +281,20 @@ bool reg_leaf_prepare(int blocks) {
 template <class T>
 int reg_leaf_rows(int width) {
   int rows = 0;
-  with_width(width, [&](auto w) { rows = per_thread<dev_t<T>, w.value>() * kLeafThreads; });
+  with_width<4>(width, [&](auto w) { rows = per_thread<dev_t<T>, w.value>() * kLeafThreads; });
   return rows;
 }
 
 template <class T>
 std::size_t reg_leaf_smem(int width, int blocks) {
   std::size_t bytes = 0;
-  with_width(width, [&](auto w) { bytes = reg_smem<dev_t<T>, w.value>(blocks); });
+  with_width<4>(width, [&](auto w) { bytes = reg_smem<dev_t<T>, w.value>(blocks); });
   return bytes;
 }
 
 template <class T>
 void reg_leaf_launch(const ClusterPlan& plan, const ClusterArgs<dev_t<T>>& args, cudaStream_t st) {
-  with_width(plan.width, [&](auto w) { launch<dev_t<T>, w.value>(plan, args, st); });
+  with_width<4>(plan.width, [&](auto w) { launch<dev_t<T>, w.value>(plan, args, st); });
 }
 
 #define MM_LU_REG_LEAF(T)                          \
