@@ -112,8 +112,8 @@ TEST(LuLeaf, RegisterLeafPlans) {
     EXPECT_EQ(p.rows, w.rows) << what;
   };
   for (const Want& w : {Want{5000, 32, 10, 512}, Want{8192, 32, 16, 512}, Want{16384, 16, 16, 1024},
-                        Want{16385, 8, 9, 2048}, Want{32768, 8, 16, 2048},
-                        Want{32769, 4, 9, 4096}, Want{65536, 4, 16, 4096}})
+                        Want{16385, 8, 9, 2048}, Want{32768, 8, 16, 2048}, Want{32769, 4, 9, 4096},
+                        Want{65536, 4, 16, 4096}})
     expect(0.0, w);
   expect(0.0f, Want{16384, 32, 16, 1024});
   expect(0.0f, Want{65536, 8, 16, 4096});

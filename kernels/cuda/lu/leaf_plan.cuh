@@ -141,7 +141,7 @@ void cluster_leaf_factor(const ClusterPlan& plan, T* mat, Index lda, int g0, int
 // this device (false for complex T: real types only).
 template <class T>
 bool reg_leaf_prepare(int blocks);
-// Rows a block holds at WIDTH (32, 16 or 8): 512 threads of 256 bytes of rows each; 0 where
+// Rows a block holds at WIDTH (32, 16, 8 or 4): 512 threads of 256 bytes of rows each; 0 where
 // the width does not fit (complex T).
 template <class T>
 int reg_leaf_rows(int width);

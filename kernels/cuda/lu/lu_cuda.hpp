@@ -39,9 +39,9 @@ LuLeafPlan lu_cuda_leaf_plan(std::int64_t m, int max_blocks, std::size_t smem, i
 template <class T>
 void lu_cuda_small_solve(Dense<T>& m, int k, std::int64_t c);
 
-// Right-looking blocked LU on the GPU: recursive panels whose leaves (32 columns, 16 or 8 for
-// the tallest panels) run on one thread-block cluster each, pivot candidates pushed between its
-// blocks once per column: with the rows in registers for leaves of more than 2048 rows (real
+// Right-looking blocked LU on the GPU: recursive panels whose leaves (32 columns; 16, 8 or 4
+// for the tallest panels) run on one thread-block cluster each, pivot candidates pushed between
+// its blocks once per column: with the rows in registers for leaves of at least 1025 rows (real
 // types; LuTuning::reg_rows), else in shared memory where they fit, else on a cooperative grid (a
 // grid barrier per column); row swaps as gathers, cuBLAS TRSM for U's block row and GEMM for
 // the trailing update, the next panel factored on a high-priority stream while the rest of the
