@@ -49,9 +49,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     // sweep writes shows in the result.
     init(grid_[1], std::numeric_limits<T>::quiet_NaN());
     plan();
-    partials_ = cuda::Buffer<double>(static_cast<std::size_t>(launch_.blocks()));
-    counter_ = cuda::Buffer<unsigned>(1);
-    counter_.fill_bytes(0);
+    // The marching sweeps' partials on two sides: a sweep's are summed by the next launch, which
+    // writes its own on the other side.
+    partials_ = cuda::Buffer<double>(2 * static_cast<std::size_t>(launch_.blocks()));
     slots_ = std::make_unique<ChangeSlots>(marching());
   }
 
@@ -70,6 +70,8 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   void launch() override {
     if (!slots_) upload();
     init(grid_[0], T(0));  // x_0, every run
+    // The last sweep of a run stopped by its tolerance leaves partials that nobody waits for.
+    before_slot_ = nullptr;
     *p_.result = drive(
         p_.stop, *slots_,
         [this](int src, std::int64_t iteration, int slot) { sweep(src, iteration, slot); },
@@ -138,9 +140,23 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
       const bool down = stencil::march_down(launch_, iteration);
       const MarchFn fn = slot < 0 ? march_fn<false>(down) : march_fn<true>(down);
+      // The change deferred (stencil::Change): this sweep sums the one before's, if checked.
+      const std::int64_t blocks = launch_.blocks();
+      stencil::Change c;
+      c.partials = partials_.get() + side_ * blocks;
+      c.before = before_;
+      c.before_slot = before_slot_;
+      c.before_blocks = blocks;
       stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src].get(),
-                               grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv, s,
-                               partials_.get(), counter_.get());
+                               grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv, c);
+      before_ = c.partials;
+      before_slot_ = s;
+      if (!s) return;
+      side_ = 1 - side_;
+      if (iteration == p_.stop.max_iter) {  // no sweep follows: sum it now
+        stencil::launch_sum_change(launch_, before_, blocks, s, nullptr);
+        before_slot_ = nullptr;
+      }
     } else if (slot < 0) {
       sweep_as<NormMode::none>(src, s);
     } else if (kernel_ == StencilCudaKernel::partials) {
@@ -183,11 +199,15 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   Room room_{};
   cuda::Buffer<T> grid_[2];
   cuda::Buffer<double> partials_;
-  cuda::Buffer<unsigned> counter_;
   std::unique_ptr<ChangeSlots> slots_;
   stencil::Launch launch_;
   dim3 grid_dim_;
   int vec_ = 1, result_ = 0;
+  // The marching sweeps' deferred change: the side of partials_ the next checked sweep writes,
+  // and the last sweep's partials and slot (null: nothing to sum).
+  int side_ = 0;
+  const double* before_ = nullptr;
+  double* before_slot_ = nullptr;
 };
 
 // ---- the system runner ----------------------------------------------------------------------

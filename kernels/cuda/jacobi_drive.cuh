@@ -52,13 +52,14 @@ class PinnedDoubles {
 
 // The squared change of checked iterations in two slots, so the host can read iteration k's
 // while the GPU runs k+1. Copied: device slots, each copied to pinned host memory behind an
-// event. Direct: the kernel writes the pinned host slot itself (one plain store of its last
-// block). A direct slot that every check waits for in order (a run with a tolerance: poll) is
-// read by polling: armed with a value no kernel writes before its sweep is queued, then awaited
-// until the store lands, so that nothing but kernels sits between two sweeps in the stream and a
-// sweep launched as a programmatic dependent overlaps the checked one before it. Otherwise a
-// check is fetched behind an event, and only where it is waited for (with no tolerance, the
-// last): an unread check adds nothing to the stream.
+// event. Direct: a kernel writes the pinned host slot itself (one plain store of a last block:
+// the sweep's, or with the change deferred, the next launch's: stencil::Change). A direct slot that
+// every check waits for in order (a run with a tolerance: poll) is read by polling: armed with a
+// value no kernel writes before its sweep is queued, then awaited until the store lands, so that
+// nothing but kernels sits between two sweeps in the stream and a sweep launched as a programmatic
+// dependent overlaps the checked one before it. Otherwise a check is fetched behind an event, and
+// only where it is waited for (with no tolerance, the last): an unread check adds nothing to the
+// stream.
 class ChangeSlots {
  public:
   explicit ChangeSlots(bool direct = false) : dev_(2), host_(2), direct_(direct) {

@@ -173,10 +173,10 @@ void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot) {
   const T inv = m.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
   const typename Impl::MarchFn fn =
       slot < 0 ? m.template march_fn<false>(l) : m.template march_fn<true>(l);
-  stencil::launch_march<T>(fn, l, m.compute.get(), false, g, m.grid[m.cur].get(),
-                           m.grid[1 - m.cur].get(), static_cast<T>(m.room.h2f), inv,
-                           slot < 0 ? nullptr : m.slots.device() + slot, m.partials.get(),
-                           m.counter.get());
+  stencil::launch_march<T>(
+      fn, l, m.compute.get(), false, g, m.grid[m.cur].get(), m.grid[1 - m.cur].get(),
+      static_cast<T>(m.room.h2f), inv,
+      {slot < 0 ? nullptr : m.slots.device() + slot, m.partials.get(), m.counter.get()});
 }
 
 template <class T>

@@ -142,8 +142,8 @@ class TimeTileRunner final : public cuda::CudaRunner {
     const bool down = stencil::march_down(plain_, iteration);
     const MarchFn fn = slot ? march_fn<true>(down) : march_fn<false>(down);
     stencil::launch_march<T>(fn, plain_, nullptr, true, room_, grid_[src].get(),
-                             grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(), slot,
-                             partials_.get(), counter_.get());
+                             grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(),
+                             {slot, partials_.get(), counter_.get()});
   }
 
   T inv() const { return p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4); }

@@ -116,8 +116,7 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
 // distributed slab's, whose sweeps follow halo copies).
 template <class T>
 void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool dependent,
-                  const Room& room, const T* u, T* out, T src, T inv, double* slot,
-                  double* partials, unsigned* counter) {
+                  const Room& room, const T* u, T* out, T src, T inv, const Change& c) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim =
       dim3(static_cast<unsigned>(l.gx), static_cast<unsigned>(l.gy), static_cast<unsigned>(l.gz));
@@ -128,8 +127,8 @@ void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool depe
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
   if (dependent) cfg.attrs = &attr, cfg.numAttrs = 1;
-  const cudaError_t e = cudaLaunchKernelEx(&cfg, fn, room_for(room, l), u, out, src, inv, l.chunk,
-                                           l.wx, slot, partials, counter);
+  const cudaError_t e =
+      cudaLaunchKernelEx(&cfg, fn, room_for(room, l), u, out, src, inv, l.chunk, l.wx, c);
   if (e == cudaSuccess) return;
   // The launch against what the kernel takes, in the message.
   cudaGetLastError();
@@ -146,6 +145,21 @@ void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool depe
   ::mm::cuda::check(e, what.c_str(), __FILE__, __LINE__);
 }
 
+namespace {
+
+__global__ void sum_change_kernel(const double* partials, std::int64_t blocks, double* slot) {
+  const double s = partials_sum<true>(partials, blocks);
+  if (threadIdx.x == 0) *slot = s;
+}
+
+}  // namespace
+
+void launch_sum_change(const Launch& l, const double* partials, std::int64_t blocks, double* slot,
+                       cudaStream_t stream) {
+  sum_change_kernel<<<1, l.threads, 0, stream>>>(partials, blocks, slot);
+  MM_CUDA_LAUNCHED("stencil sum_change");
+}
+
 #define MM_STENCIL_ROWS(T)                                                                  \
   template MarchFn<T> march_row_fn<T, true, false>(int, int, Ahead, bool);                  \
   template MarchFn<T> march_row_fn<T, false, false>(int, int, Ahead, bool);                 \
@@ -157,7 +171,7 @@ void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool depe
   template Launch plan_march_rows<T, true>(const HeatedRoom&, int, const JacobiTuning&,     \
                                            std::int64_t);                                   \
   template void launch_march<T>(MarchFn<T>, const Launch&, cudaStream_t, bool, const Room&, \
-                                const T*, T*, T, T, double*, double*, unsigned*);
+                                const T*, T*, T, T, const Change&);
 MM_STENCIL_ROWS(float)
 MM_STENCIL_ROWS(double)
 

@@ -81,6 +81,36 @@ __device__ __forceinline__ void launch_dependents() {
   asm volatile("griddepcontrol.launch_dependents;");
 }
 
+// The block's index in its grid, and the grid's blocks (2D grids too).
+__device__ __forceinline__ std::int64_t grid_block() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z);
+}
+__device__ __forceinline__ std::int64_t grid_blocks() {
+  return std::int64_t{gridDim.x} * gridDim.y * gridDim.z;
+}
+
+// The sum of PARTIALS[0, BLOCKS) in a fixed order for the block's shape (thread t the partials
+// t, t + threads, ..., then block_sum): thread 0 holds it. Every thread calls this (barriers).
+// AHEAD: four loads in flight a thread, added in the same order (the same bits); the slabs' and
+// the time-tiled sweep's last block keep one (four cost their kernels registers).
+template <bool AHEAD = false>
+__device__ __forceinline__ double partials_sum(const double* partials, std::int64_t blocks) {
+  const std::int64_t step = blockDim.x;
+  double s = 0;
+  std::int64_t b = threadIdx.x;
+  if constexpr (AHEAD)
+    for (; b + 3 * step < blocks; b += 4 * step) {
+      const double p0 = __ldcg(partials + b), p1 = __ldcg(partials + b + step),
+                   p2 = __ldcg(partials + b + 2 * step), p3 = __ldcg(partials + b + 3 * step);
+      s += p0;
+      s += p1;
+      s += p2;
+      s += p3;
+    }
+  for (; b < blocks; b += step) s += __ldcg(partials + b);  // from L2: other blocks wrote them
+  return block_sum(s);
+}
+
 // The block's squared change into PARTIALS[BLOCK]; the last block of the grid to finish sums
 // all partials in a fixed order (the same norm on every run, whichever block is last) into
 // *SLOT and resets *COUNTER for the next sweep: no second kernel between sweeps. Every
@@ -98,14 +128,35 @@ __device__ __forceinline__ void reduce_change(double change, double* slot, doubl
   __syncthreads();
   if (!last) return;
   __threadfence();
-  double s = 0;
-  for (std::int64_t b = threadIdx.x; b < blocks; b += blockDim.x)
-    s += __ldcg(partials + b);  // from L2: other blocks wrote them
-  s = block_sum(s);
+  const double s = partials_sum(partials, blocks);
   if (threadIdx.x == 0) {
     *slot = s;
     *counter = 0;
   }
+}
+
+// A marching sweep's change as C says (stencil_plan.hpp's Change): summed now, or the block's
+// partial left for the next launch (DEFERRABLE: not a slab's sweep, which always sums now).
+// Deferred, the sweep ends on plain stores: no fence, no count, no last block summing while the
+// next sweep waits for this one to finish (H200, double, the change every sweep: N = 256 0.877
+// -> 0.907 of the copy with the partials left unsummed, 384 0.924 -> 0.935, 512 and 768
+// unchanged; bench/results/issue16_twentythird_pass_2026-11-29_3bd48e5.md).
+template <bool DEFERRABLE>
+__device__ __forceinline__ void put_change(double change, const Change& c) {
+  if (!DEFERRABLE || c.counter)
+    return reduce_change(change, c.slot, c.partials, c.counter, grid_block(), grid_blocks());
+  change = block_sum(change);
+  if (threadIdx.x == 0) c.partials[grid_block()] = change;
+}
+
+// Deferred: the launch's last block (the last chunk: often the shortest) sums the sweep
+// before's partials into its slot, at its end: placed before the march, it cost the sweep's
+// kernels registers (double, the change, marching up: 61 against 56, 5 blocks of 6 warps a
+// multiprocessor instead of 6 at N = 384: 0.83 of the copy against 0.92).
+__device__ __forceinline__ void sum_before(const Change& c) {
+  if (!c.before_slot || grid_block() != grid_blocks() - 1) return;
+  const double s = partials_sum<true>(c.before, c.before_blocks);
+  if (threadIdx.x == 0) *c.before_slot = s;
 }
 
 // The neighbours summed in the reference's order (x-1, x+1, y-1, y+1, z-1, z+1, then h^2 f),
@@ -230,7 +281,7 @@ template <class T, int V, int RY, bool NORM, bool RANGE = false, bool AHEAD = fa
           bool DOWN = false>
 __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
     march3v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
-                  std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
+                  std::int64_t chunk, int wx, Change c) {
   using Vt = Vec<T, V>;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int wy = static_cast<int>(blockDim.x / 32) / wx;
@@ -324,10 +375,8 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
       }
   }
   launch_dependents();
-  if constexpr (NORM)
-    reduce_change(change, slot, partials, counter,
-                  blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
-                  std::int64_t{gridDim.x} * gridDim.y * gridDim.z);
+  if constexpr (NORM) put_change<!RANGE>(change, c);
+  if constexpr (!RANGE) sum_before(c);
 }
 
 // 2D: the same with rows for planes. A block is 32 x BY threads, each thread V points of x,
@@ -335,8 +384,7 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
 template <class T, int V, int BY, bool NORM, bool RANGE = false>
 __global__ void __launch_bounds__(32 * BY)
     march2v_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
-                  std::int64_t chunk, int /*wx: the 3D sweep's*/, double* slot, double* partials,
-                  unsigned* counter) {
+                  std::int64_t chunk, int /*wx: the 3D sweep's*/, Change c) {
   using Vt = Vec<T, V>;
   const int lane = threadIdx.x % 32, ty = threadIdx.x / 32;
   const std::int64_t n = r.n;
@@ -373,10 +421,8 @@ __global__ void __launch_bounds__(32 * BY)
     center = above;
   }
   launch_dependents();
-  if constexpr (NORM)
-    reduce_change(change, slot, partials, counter,
-                  blockIdx.x + std::int64_t{gridDim.x} * blockIdx.y,
-                  std::int64_t{gridDim.x} * gridDim.y);
+  if constexpr (NORM) put_change<!RANGE>(change, c);
+  if constexpr (!RANGE) sum_before(c);
 }
 
 }  // namespace mm::stencil

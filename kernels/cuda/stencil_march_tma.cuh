@@ -23,8 +23,8 @@ namespace mm::stencil {
 // The kernels below are this body under two register bounds.
 template <class T, int V, bool NORM, bool RANGE, bool DOWN>
 __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T* __restrict__ out,
-                                             T src, T inv, std::int64_t chunk, int wx, double* slot,
-                                             double* partials, unsigned* counter) {
+                                             T src, T inv, std::int64_t chunk, int wx,
+                                             const Change& c) {
   static_assert(V * sizeof(T) == 16);
   namespace s9 = cuda::sm90;
   using Vt = Vec<T, V>;
@@ -130,18 +130,16 @@ __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T*
     sc = sa;
   }
   launch_dependents();
-  if constexpr (NORM)
-    reduce_change(change, slot, partials, counter,
-                  blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
-                  std::int64_t{gridDim.x} * gridDim.y * gridDim.z);
+  if constexpr (NORM) put_change<!RANGE>(change, c);
+  if constexpr (!RANGE) sum_before(c);
 }
 
 // Double: blocks of up to 1024 threads, ptxas free up to 64 registers.
 template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false>
 __global__ void __launch_bounds__(1024)
     march3t_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
-                  std::int64_t chunk, int wx, double* slot, double* partials, unsigned* counter) {
-  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, slot, partials, counter);
+                  std::int64_t chunk, int wx, Change c) {
+  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, c);
 }
 
 // Single: at most kTmaSingleRegisters a thread (stencil_plan.hpp), so that two blocks of 18
@@ -149,9 +147,8 @@ __global__ void __launch_bounds__(1024)
 template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false>
 __global__ void __maxnreg__(kTmaSingleRegisters)
     march3t_lean_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
-                       std::int64_t chunk, int wx, double* slot, double* partials,
-                       unsigned* counter) {
-  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, slot, partials, counter);
+                       std::int64_t chunk, int wx, Change c) {
+  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, c);
 }
 
 }  // namespace mm::stencil

@@ -67,6 +67,22 @@ struct Room {
   std::int64_t stage_values = 0;
 };
 
+// Where a marching sweep (stencil_march.cuh) puts its change, and the sum it makes for the
+// sweep before it. Summed now (COUNTER set): the grid's last block to finish sums the blocks'
+// partials into *SLOT (reduce_change). Deferred (COUNTER null): each block leaves its partial in
+// PARTIALS, and the next launch on the stream sums them: a sweep given BEFORE (the partials of
+// the sweep before, BEFORE_BLOCKS of them) sums them into *BEFORE_SLOT in its last block, once
+// that sweep has finished (launch_sum_change where no sweep follows). The sum's order is the
+// same either way (a block of the sweep's threads), so are its bits.
+struct Change {
+  double* slot = nullptr;
+  double* partials = nullptr;
+  unsigned* counter = nullptr;
+  const double* before = nullptr;
+  double* before_slot = nullptr;
+  std::int64_t before_blocks = 0;
+};
+
 // The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
 // the range a RANGE sweep takes.
 inline Room room_of(const HeatedRoom& r) {

@@ -17,7 +17,7 @@ namespace mm::stencil {
 
 // A marching sweep: its arguments are the same for every V, RY, NORM and way of loading.
 template <class T>
-using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, double*, double*, unsigned*);
+using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, Change);
 
 // cuda-norm's sweep of one row a thread (2D: march2v) for vectors of VEC values, with the
 // change (NORM) or not, its loads issued as A says (3D; JacobiTuning::ahead), marching down z
@@ -38,11 +38,17 @@ template <class T, bool RANGE = false>
 Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuning,
                        std::int64_t planes = -1);
 
-// Sweeps ROOM from U into OUT as FN with launch L on STREAM, its change into SLOT (null: none).
-// DEPENDENT: launched as a programmatic dependent of the kernel before it in STREAM.
+// Sweeps ROOM from U into OUT as FN with launch L on STREAM, its change as C says (a kernel
+// without the change takes C's sum of the sweep before only). DEPENDENT: launched as a
+// programmatic dependent of the kernel before it in STREAM.
 template <class T>
 void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool dependent,
-                  const Room& room, const T* u, T* out, T src, T inv, double* slot,
-                  double* partials, unsigned* counter);
+                  const Room& room, const T* u, T* out, T src, T inv, const Change& c);
+
+// The deferred sum (Change) of a sweep of launch L that no sweep follows: its BLOCKS partials
+// into *SLOT, on STREAM behind it, by one block of L's threads (the order a following sweep's
+// last block sums in).
+void launch_sum_change(const Launch& l, const double* partials, std::int64_t blocks, double* slot,
+                       cudaStream_t stream);
 
 }  // namespace mm::stencil
