@@ -14,7 +14,7 @@ namespace mm {
 // coalesced sweep with the change reduced by block partials and a final kernel; march: 8- or
 // 16-byte vectors along x, warps side by side over whole rows, 1 row of y per thread (ry2: 2,
 // ry4: 4; col: 2 rows, one warp along x and 8 along y), three planes in registers marching
-// along z, each block's change left as a partial that the next launch's last block sums into
+// along z, each block's change left as a partial that the next launch's first block sums into
 // pinned host memory (kernels/cuda/stencil_march.cuh).
 enum class StencilCudaKernel { naive, coalesced, partials, march, march_ry2, march_ry4, march_col };
 

@@ -140,7 +140,7 @@ __device__ __forceinline__ void reduce_change(double change, double* slot, doubl
 // Deferred, the sweep ends on plain stores: no fence, no count, no last block summing while the
 // next sweep waits for this one to finish (H200, double, the change every sweep: N = 256 0.877
 // -> 0.907 of the copy with the partials left unsummed, 384 0.924 -> 0.935, 512 and 768
-// unchanged; bench/results/issue16_twentythird_pass_2026-11-29_3bd48e5.md).
+// unchanged; bench/results/issue16_twentythird_pass_2026-11-29_e038b3c.md).
 template <bool DEFERRABLE>
 __device__ __forceinline__ void put_change(double change, const Change& c) {
   if (!DEFERRABLE || c.counter)
@@ -149,12 +149,13 @@ __device__ __forceinline__ void put_change(double change, const Change& c) {
   if (threadIdx.x == 0) c.partials[grid_block()] = change;
 }
 
-// Deferred: the launch's last block (the last chunk: often the shortest) sums the sweep
-// before's partials into its slot, at its end: placed before the march, it cost the sweep's
-// kernels registers (double, the change, marching up: 61 against 56, 5 blocks of 6 warps a
-// multiprocessor instead of 6 at N = 384: 0.83 of the copy against 0.92).
+// Deferred: the launch's first block sums the sweep before's partials into its slot, at its
+// end. H200, N = 256, double: 0.903 of the copy against 0.897-0.899 with the last block (the
+// last chunk, often the shortest, but the last to start). Placed before the march, the sum cost
+// the sweep's kernels registers (double, the change, marching up: 61 against 56; 5 blocks of 6
+// warps a multiprocessor instead of 6 at N = 384, 0.83 of the copy against 0.92).
 __device__ __forceinline__ void sum_before(const Change& c) {
-  if (!c.before_slot || grid_block() != grid_blocks() - 1) return;
+  if (!c.before_slot || grid_block() != 0) return;
   const double s = partials_sum<true>(c.before, c.before_blocks);
   if (threadIdx.x == 0) *c.before_slot = s;
 }

@@ -71,7 +71,7 @@ struct Room {
 // sweep before it. Summed now (COUNTER set): the grid's last block to finish sums the blocks'
 // partials into *SLOT (reduce_change). Deferred (COUNTER null): each block leaves its partial in
 // PARTIALS, and the next launch on the stream sums them: a sweep given BEFORE (the partials of
-// the sweep before, BEFORE_BLOCKS of them) sums them into *BEFORE_SLOT in its last block, once
+// the sweep before, BEFORE_BLOCKS of them) sums them into *BEFORE_SLOT in its first block, once
 // that sweep has finished (launch_sum_change where no sweep follows). The sum's order is the
 // same either way (a block of the sweep's threads), so are its bits.
 struct Change {

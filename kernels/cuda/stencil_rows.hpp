@@ -47,7 +47,7 @@ void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool depe
 
 // The deferred sum (Change) of a sweep of launch L that no sweep follows: its BLOCKS partials
 // into *SLOT, on STREAM behind it, by one block of L's threads (the order a following sweep's
-// last block sums in).
+// first block sums in).
 void launch_sum_change(const Launch& l, const double* partials, std::int64_t blocks, double* slot,
                        cudaStream_t stream);
 
