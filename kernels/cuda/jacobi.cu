@@ -141,20 +141,20 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       const bool down = stencil::march_down(launch_, iteration);
       const MarchFn fn = slot < 0 ? march_fn<false>(down) : march_fn<true>(down);
       // The change deferred (stencil::Change): this sweep sums the one before's, if checked.
+      // A checked sweep's partials are on the side before side_ (it flipped after it).
       const std::int64_t blocks = launch_.blocks();
       stencil::Change c;
-      c.partials = partials_.get() + side_ * blocks;
-      c.before = before_;
+      c.partials = side(side_);
+      c.before = side(1 - side_);
       c.before_slot = before_slot_;
       c.before_blocks = blocks;
       stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src].get(),
                                grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv, c);
-      before_ = c.partials;
       before_slot_ = s;
       if (!s) return;
       side_ = 1 - side_;
       if (iteration == p_.stop.max_iter) {  // no sweep follows: sum it now
-        stencil::launch_sum_change(launch_, before_, blocks, s, nullptr);
+        stencil::launch_sum_change(launch_, c.partials, s, nullptr);
         before_slot_ = nullptr;
       }
     } else if (slot < 0) {
@@ -204,10 +204,10 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   dim3 grid_dim_;
   int vec_ = 1, result_ = 0;
   // The marching sweeps' deferred change: the side of partials_ the next checked sweep writes,
-  // and the last sweep's partials and slot (null: nothing to sum).
+  // and the last sweep's slot (null: nothing to sum; else its partials are side 1 - side_).
   int side_ = 0;
-  const double* before_ = nullptr;
   double* before_slot_ = nullptr;
+  double* side(int k) { return partials_.get() + k * launch_.blocks(); }
 };
 
 // ---- the system runner ----------------------------------------------------------------------

@@ -154,9 +154,8 @@ __global__ void sum_change_kernel(const double* partials, std::int64_t blocks, d
 
 }  // namespace
 
-void launch_sum_change(const Launch& l, const double* partials, std::int64_t blocks, double* slot,
-                       cudaStream_t stream) {
-  sum_change_kernel<<<1, l.threads, 0, stream>>>(partials, blocks, slot);
+void launch_sum_change(const Launch& l, const double* partials, double* slot, cudaStream_t stream) {
+  sum_change_kernel<<<1, l.threads, 0, stream>>>(partials, l.blocks(), slot);
   MM_CUDA_LAUNCHED("stencil sum_change");
 }
 

@@ -45,10 +45,9 @@ template <class T>
 void launch_march(MarchFn<T> fn, const Launch& l, cudaStream_t stream, bool dependent,
                   const Room& room, const T* u, T* out, T src, T inv, const Change& c);
 
-// The deferred sum (Change) of a sweep of launch L that no sweep follows: its BLOCKS partials
-// into *SLOT, on STREAM behind it, by one block of L's threads (the order a following sweep's
-// first block sums in).
-void launch_sum_change(const Launch& l, const double* partials, std::int64_t blocks, double* slot,
-                       cudaStream_t stream);
+// The deferred sum (Change) of a sweep of launch L that no sweep follows: its partials (one a
+// block of L) into *SLOT, on STREAM behind it, by one block of L's threads (the order a
+// following sweep's first block sums in).
+void launch_sum_change(const Launch& l, const double* partials, double* slot, cudaStream_t stream);
 
 }  // namespace mm::stencil

@@ -35,18 +35,15 @@ inline cudaLaunchConfig_t cluster_config(int blocks, int threads, std::size_t sm
 // is 4 (the register leaf's tallest panels).
 template <int Narrowest = 8, class F>
 void with_width(int width, F&& f) {
+  constexpr int kNarrow = Narrowest <= 4 ? 4 : 8;  // no W = 4 instantiated unless asked for
   if (width == 32)
     f(std::integral_constant<int, 32>{});
   else if (width == 16)
     f(std::integral_constant<int, 16>{});
-  else if constexpr (Narrowest <= 4) {
-    if (width == 4)
-      f(std::integral_constant<int, 4>{});
-    else
-      f(std::integral_constant<int, 8>{});
-  } else {
+  else if (width == kNarrow)
+    f(std::integral_constant<int, kNarrow>{});
+  else
     f(std::integral_constant<int, 8>{});
-  }
 }
 
 // KERNEL's launch limits for clusters: SMEM bytes of dynamic shared memory, non-portable
