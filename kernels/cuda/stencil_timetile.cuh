@@ -164,7 +164,22 @@ __global__ void __launch_bounds__(kThreads, 1)
         const Ix z = s - 1 - t;
         const T* const c = cur + t * PLANE + q * P;
         const Vw hi = stencil::load<T, W>(c + P);
-        const T left = c[-1], right = c[W];
+        // A row of the tile is one warp where TX = 32 (W = 2): in double the x neighbours are
+        // the lanes beside, by shuffles rather than two more shared-memory loads a level (ncu:
+        // the sweep is held by the shared-memory pipe, 71-74% of its peak). Lane 0's left and
+        // lane 31's right are the tile's outer halo, whose results no written point depends on
+        // (as the shared border they read before). H200, fraction of the copy bound at N = 256
+        // / 384 / 512 / 768 in one call: double K = 4 1.12 / 1.40 / 1.56 / 1.50 against 1.08 /
+        // 1.35 / 1.51 / 1.45, K = 3 gained as much; single lost (K = 3 -0.01 to 0, K = 4 0.07-0.10:
+        // its 8-byte pairs read the neighbours in two wavefronts already), so it keeps the loads
+        // (bench/results/issue16_twentyfourth_pass_2026-11-29_45c6ac6.md).
+        T left, right;
+        if constexpr (TX == 32 && sizeof(T) == 8) {
+          left = __shfl_up_sync(0xffffffffu, c_mid[t].v[W - 1], 1);
+          right = __shfl_down_sync(0xffffffffu, c_mid[t].v[0], 1);
+        } else {
+          left = c[-1], right = c[W];
+        }
         Vw res;
 #pragma unroll
         for (int e = 0; e < W; ++e) {
