@@ -146,9 +146,7 @@ __global__ void __launch_bounds__(kThreads)
       center = above;
     }
   }
-  hand_back<M>(
-      change, slot, partials,
-      blockIdx.x + gridDim.x * (blockIdx.y + static_cast<std::int64_t>(gridDim.y) * blockIdx.z));
+  hand_back<M>(change, slot, partials, stencil::grid_block());
 }
 
 // 2D, coalesced: 32 x 8 tiles of (x, y), the grid striding along y past 65535 tiles.

@@ -220,10 +220,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   if constexpr (NORM)
-    stencil::reduce_change(
-        change, slot, partials, counter,
-        blockIdx.x + gridDim.x * (blockIdx.y + std::int64_t{gridDim.y} * blockIdx.z),
-        std::int64_t{gridDim.x} * gridDim.y * gridDim.z);
+    stencil::reduce_change(change, slot, partials, counter, stencil::grid_block(),
+                           stencil::grid_blocks());
 }
 
 }  // namespace mm::timetile
