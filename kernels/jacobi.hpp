@@ -174,6 +174,12 @@ struct JacobiTuning {
   // so that a sweep starts on the planes the sweep before wrote last (still in L2). The grid is
   // the same bit for bit; the change of a sweep marching down is summed in another order.
   int order = 0;
+  // cuda-timetile, passes of 4 levels: how its blocks share the columns of tiles. 0: the code's
+  // choice (the even split where it makes fewer steps than the chunks, chunks not given); 1
+  // (chunks): each column cut into chunks, a block each; 2 (even): the columns' planes in equal
+  // shares, one a block the GPU holds at once (one wave; a share may reach over into the next
+  // column). Passes of fewer levels take chunks (timetile_plan.hpp's even_split).
+  int split = 0;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

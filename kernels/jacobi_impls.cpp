@@ -76,7 +76,7 @@ const TuneKeys& JacobiTuning::keys() {
   static const TuneKeys k{
       "jacobi stencil",
       "--poisson2d/3d on the GPU: the marching sweeps (cuda-norm, -ry2, -ry4, -col), "
-      "cuda-timetile (chunks, norm)",
+      "cuda-timetile (chunks, norm, split)",
       {{"warps", "8|16|32",
         "warps a block of the 3D sweep: side by side along x over whole rows (at most 8; 16 "
         "with ahead=tma), the rest along y; fewer where the warps along x do not divide it; "
@@ -105,17 +105,26 @@ const TuneKeys& JacobiTuning::keys() {
         "cuda-norm's 3D sweep: every sweep marches up z, or the even iterations march down "
         "(alternate: a sweep starts on the planes the last one wrote, still in L2); the same "
         "grid, the change of a sweep down summed in another order",
-        "alternate, up where the kernels marching down hold fewer blocks resident"}}};
+        "alternate, up where the kernels marching down hold fewer blocks resident"},
+       {"split", "chunks|even",
+        "cuda-timetile at 4 levels: each column of tiles cut into chunks, a block marching "
+        "each (chunks), or the columns' planes in equal shares, one a block the GPU holds at "
+        "once, a share reaching over into the next column (even: one wave, no tail); fewer "
+        "levels take chunks",
+        "even where it makes fewer steps than the chunks (chunks not given)"}}};
   return k;
 }
 
 JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   JacobiTuning t;
   const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks"),
-                &norm = keys().key("norm"), &ahead = keys().key("ahead"),
-                &stages = keys().key("stages"), &order = keys().key("order");
+                &split = keys().key("split"), &norm = keys().key("norm"),
+                &ahead = keys().key("ahead"), &stages = keys().key("stages"),
+                &order = keys().key("order");
   if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16, 32});
   if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
+  if (const auto v = args.get(split))
+    t.split = 1 + static_cast<int>(tune_choice(split, *v, {"chunks", "even"}));
   if (const auto v = args.get(norm))
     t.norm = 1 + static_cast<int>(tune_choice(norm, *v, {"fused", "plain"}));
   if (const auto v = args.get(ahead))
@@ -130,6 +139,7 @@ nlohmann::json JacobiTuning::to_json() const {
   nlohmann::json j = nlohmann::json::object();
   if (warps) j["warps"] = warps;
   if (chunks) j["chunks"] = chunks;
+  if (split) j["split"] = split == 2 ? "even" : "chunks";
   if (norm) j["norm"] = norm == 2 ? "plain" : "fused";
   if (ahead) j["ahead"] = ahead == 3 ? "tma" : ahead == 2 ? "regs" : "off";
   if (stages) j["stages"] = stages;

@@ -28,7 +28,7 @@ using stencil::Room;
 template <class T>
 class TimeTileRunner final : public cuda::CudaRunner {
   using MarchFn = stencil::MarchFn<T>;
-  using TileFn = void (*)(Room, const T*, T*, T, T, std::int64_t, double*, double*, unsigned*);
+  using TileFn = void (*)(Room, const T*, T*, T, T, timetile::Split, double*, double*, unsigned*);
   static constexpr int kMaxLevels = timetile::max_levels(sizeof(T));
 
  public:
@@ -70,7 +70,8 @@ class TimeTileRunner final : public cuda::CudaRunner {
         MM_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tile_fn(l, true),
                                                               timetile::kThreads, shared));
         if (per_sm < 1) throw DeviceError("cuda-timetile: the time-tiled sweep does not fit");
-        tiles_[l] = timetile::plan(p_.room, sizeof(T), l, p_.tuning.chunks, per_sm * sms);
+        tiles_[l] =
+            timetile::plan(p_.room, sizeof(T), l, p_.tuning.chunks, per_sm * sms, p_.tuning.split);
         blocks = std::max(blocks, tiles_[l].blocks());
       }
     partials_ = cuda::Buffer<double>(static_cast<std::size_t>(blocks));
@@ -84,12 +85,15 @@ class TimeTileRunner final : public cuda::CudaRunner {
     grid_[result_].download(p_.u, static_cast<std::size_t>(p_.room.points()));
   }
 
-  // 3D: the chunks of the K-level sweep and how a check's change is computed; 2D: none (it
-  // runs cuda-norm's sweep under its default tuning).
+  // 3D: how the K-level sweep's blocks share the columns (its chunks; where even_split, the
+  // split too) and how a check's change is computed; 2D: none (it runs cuda-norm's sweep under
+  // its default tuning).
   nlohmann::json tuning() const override {
     if (p_.room.dim != 3 || !slots_) return nlohmann::json::object();
     JacobiTuning used;
-    used.chunks = static_cast<int>(tiles_[k_].gz);
+    const timetile::TileLaunch& t = tiles_[k_];
+    used.chunks = static_cast<int>(t.gz);  // 0 (not shown) under the even split
+    if (timetile::even_split(k_)) used.split = t.even ? 2 : 1;
     used.norm = plain_checks_ ? 2 : 1;
     return used.to_json();
   }
@@ -127,11 +131,14 @@ class TimeTileRunner final : public cuda::CudaRunner {
   // L sweeps from buffer SRC into the other one.
   void tiled(int src, int l, double* slot) {
     const timetile::TileLaunch& t = tiles_[l];
-    const dim3 grid(static_cast<unsigned>(t.gx), static_cast<unsigned>(t.gy),
-                    static_cast<unsigned>(t.gz));
+    // A 1D grid where the kernel marches the Split, else one block a chunk of a column.
+    const dim3 grid = timetile::even_split(l)
+                          ? dim3(static_cast<unsigned>(t.blocks()))
+                          : dim3(static_cast<unsigned>(t.gx), static_cast<unsigned>(t.gy),
+                                 static_cast<unsigned>(t.gz));
     if (!slot && norm_always(l)) slot = unread_.get();
     tile_fn(l, slot != nullptr)<<<grid, timetile::kThreads, t.shared>>>(
-        room_, grid_[src].get(), grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(), t.chunk,
+        room_, grid_[src].get(), grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(), t.split,
         slot, partials_.get(), counter_.get());
     MM_CUDA_LAUNCHED("jacobi timetile3_sweep");
   }

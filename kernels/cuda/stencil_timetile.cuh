@@ -46,13 +46,15 @@ __device__ __forceinline__ void read_points(const T* p, unsigned bits, T (&a)[W]
 // bit for bit. Points outside the tile's valid region at a level (its outer L - t points, the
 // planes before the chunk's first) hold values that no written point depends on. Walls keep
 // their value at every level (the point's centre is passed on), as both grids hold the walls.
-// With NORM the squared change of level L (against level L-1) over the written points is
-// reduced by the grid's last block into *SLOT (stencil::reduce_change). With VEC (W = 2 and N
-// even: the host's choice) a thread's points are one 16-byte access in memory too.
+// With NORM the squared change of level L (against level L-1) over the written points is added
+// to CHANGE. With VEC (W = 2 and N even: the host's choice) a thread's points are one 16-byte
+// access in memory too. march_column marches the tile (BX, BY) through its chunk of output
+// planes [z0, z1): from 1 + FROM, PLANES of them, at most up to n - 2.
 template <class T, int L, int W, int R, bool NORM, bool VEC>
-__global__ void __launch_bounds__(kThreads, 1)
-    timetile3_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
-                    std::int64_t chunk, double* slot, double* partials, unsigned* counter) {
+__device__ __forceinline__ void march_column(const Room& r, const T* __restrict__ u,
+                                             T* __restrict__ out, T src, T inv, std::int64_t bx,
+                                             std::int64_t by, std::int64_t from,
+                                             std::int64_t planes, double& change) {
   constexpr Shape S{W, R};
   static_assert((W == 1 || W == 2) && (W == 2 || !VEC) && R >= 1 && W * R <= 32 && S.out_y(L) > 0);
   constexpr int TX = S.threads_x();
@@ -83,10 +85,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const Ix n = static_cast<Ix>(r.n);
   const std::int64_t nn = r.n * r.n;
   // The thread's points along x: x .. x + W - 1.
-  const Ix x = 1 - x_shift(W, L) + static_cast<Ix>(blockIdx.x) * Ix{OX} - L + W * tx;
-  const Ix y0 = 1 + static_cast<Ix>(blockIdx.y) * Ix{OY} - L + ty * R;
-  const Ix z0 = 1 + static_cast<Ix>(blockIdx.z * chunk);
-  const Ix z1 = z0 + chunk < n - 1 ? z0 + static_cast<Ix>(chunk) : n - 1;
+  const Ix x = 1 - x_shift(W, L) + static_cast<Ix>(bx) * Ix{OX} - L + W * tx;
+  const Ix y0 = 1 + static_cast<Ix>(by) * Ix{OY} - L + ty * R;
+  const Ix z0 = 1 + static_cast<Ix>(from);
+  const Ix z1 = z0 + planes < n - 1 ? z0 + static_cast<Ix>(planes) : n - 1;
   const Ix first = z0 - L > 0 ? z0 - L : 0;  // the first plane read
   const Ix last = z1 - 1 + L;                // the last step
   const Ix last_read = last < n - 1 ? last : n - 1;
@@ -123,7 +125,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       read_points<T, W, VEC>(p, loadable >> (W * q) & kPoints, ahead[q]);
   }
   const int me = (ty * R + 1) * P + W + W * tx;  // the thread's first point in a shared plane
-  double change = 0;
   for (Ix s = first; s <= last; ++s) {
     const T* const cur = sh + (s & 1) * (L * PLANE) + me;  // the centre planes, levels 0..L-1
     T* const next = sh + (~s & 1) * (L * PLANE) + me;      // the next step's
@@ -218,6 +219,27 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (wb >> e & 1u) o[e] = v.v[e];
       }
     }
+  }
+}
+
+// The time-tiled sweep: each block marches its chunk of a column (a 3D grid), or where
+// even_split(L) its planes of the Split (a 1D grid), a column at a time; with NORM the squared
+// change of its written points is reduced by the grid's last block into *SLOT
+// (stencil::reduce_change). Successive columns need no barrier between them: each step begins
+// with one, and its threads read and write shared memory after it only.
+template <class T, int L, int W, int R, bool NORM, bool VEC>
+__global__ void __launch_bounds__(kThreads, 1)
+    timetile3_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv, Split sp,
+                    double* slot, double* partials, unsigned* counter) {
+  double change = 0;
+  if constexpr (even_split(L)) {
+    for_each_share(sp, blockIdx.x, r.n - 2, [&](std::int64_t c, std::int64_t z0, std::int64_t z1) {
+      march_column<T, L, W, R, NORM, VEC>(r, u, out, src, inv, c % sp.gx, c / sp.gx, z0 - 1,
+                                          z1 - z0, change);
+    });
+  } else {
+    march_column<T, L, W, R, NORM, VEC>(r, u, out, src, inv, blockIdx.x, blockIdx.y,
+                                        blockIdx.z * sp.span, sp.span, change);
   }
   if constexpr (NORM)
     stencil::reduce_change(change, slot, partials, counter, stencil::grid_block(),

@@ -24,6 +24,7 @@ namespace mm::timetile {
 constexpr int kTileX = 64;
 constexpr int kThreads = 512;
 constexpr std::int64_t kMaxGridYZ = 65535;
+constexpr std::int64_t kMaxGridX = 2147483647;
 
 // The shape's rules below serve both the host's plan and the kernel's constants.
 #ifdef __CUDACC__
@@ -110,19 +111,84 @@ constexpr int kMaxIndex32Levels = 2;
 // The largest N whose plane offsets (y n + x, up to n^2 + n) fit an int.
 constexpr std::int64_t kMaxIndex32Side = 46340;
 
+// Where a pass may take the even split (TileLaunch::even): at 4 levels, whose kernels march a
+// block's share of the columns in a loop. The chunks' waves leave multiprocessors idle in the
+// last one: at N = 384 in double, 490 blocks on 132 make 4 waves of 63 steps where 132 even
+// shares take 219. Fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, H200,
+// one call (bench/results/issue16_twentyfifth_pass_*.md): double K = 4 1.24 / 1.58 / 1.56 /
+// 1.58 against main's chunks 1.12 / 1.40 / 1.56 / 1.50 (512: the chunks, one wave of 130
+// blocks, as few steps), single K = 4 0.99 / 1.28 / 1.18 / 1.24 against 0.88 / 1.10 / 1.01 /
+// 1.14. With the loop in every kernel, K = 3 lost 0.05-0.20 under the same chunks (ptxas: other
+// schedules, double spilled), and the even split there lost 0.05-0.10 more (single at 384:
+// 0.92 against 1.03, the same kernel; not profiled), so fewer levels keep a block a chunk.
+MM_TIMETILE_HD constexpr bool even_split(int levels) {
+  return levels == 4;
+}
+
+// How the blocks share the columns of tiles, as the kernel sees it. Column c is tile (c % gx,
+// c / gx). Where not even_split, a 3D grid of chunks: block (x, y, z) marches the planes from
+// 1 + z span of column x + y gx, at most span. Where even_split, a 1D grid: the columns' planes
+// lie on one line of SLOTS slots, column c's planes 1..m at c stride .. c stride + m - 1 (slots
+// past m in a column: none), and block b marches the SPAN slots from (b % lanes) stride +
+// (b / lanes) span on (up to SLOTS), a column at a time. Chunks: stride = chunks x chunk, span =
+// chunk, lanes = the columns (a wave takes the same chunk of neighbouring columns); the even
+// split: stride = m, lanes = 1 (block b the b-th equal share of the line).
+struct Split {
+  std::int64_t gx = 1;  // tiles along x
+  std::int64_t stride = 1, span = 1, lanes = 1, slots = 1;
+};
+
+// Calls F(column, z0, z1) for the planes [z0, z1) of each column that block B marches under
+// SP where even_split (M planes a column), in order.
+template <class F>
+MM_TIMETILE_HD void for_each_share(const Split& sp, std::int64_t b, std::int64_t m, F&& f) {
+  std::int64_t at = b % sp.lanes * sp.stride + b / sp.lanes * sp.span;
+  const std::int64_t end = at + sp.span < sp.slots ? at + sp.span : sp.slots;
+  while (at < end) {
+    const std::int64_t c = at / sp.stride, first = c * sp.stride;
+    const std::int64_t stop = first + sp.stride < end ? first + sp.stride : end;
+    const std::int64_t z1 = stop - first < m ? stop - first : m;
+    if (at - first < z1) f(c, 1 + at - first, 1 + z1);
+    at = stop;
+  }
+}
+
 struct TileLaunch {
   int levels = 1, points = 1, rows = 8;
   std::int64_t out_x = 0, out_y = 0;    // points a tile writes along x and y
-  std::int64_t gx = 1, gy = 1, gz = 1;  // tiles along x, along y; chunks of planes
-  std::int64_t chunk = 1;               // planes a chunk (the last may hold fewer)
-  std::size_t shared = 0;               // dynamic shared memory a block, bytes
-  std::int64_t blocks() const { return gx * gy * gz; }
+  std::int64_t gx = 1, gy = 1, gz = 1;  // tiles along x, along y; chunks of planes (even: 0)
+  std::int64_t chunk = 1;               // planes a chunk (the last may hold fewer); even: a share
+  bool even = false;                    // the even split, else chunks
+  std::int64_t count = 1;               // blocks
+  Split split;
+  std::size_t shared = 0;  // dynamic shared memory a block, bytes
+  std::int64_t blocks() const { return count; }
   // Points a block reads from u a plane for each it writes (the halo's share, through L2).
   double read_per_written() const {
     return static_cast<double>(kTileX * Shape{points, rows}.tile_y()) /
            static_cast<double>(out_x * out_y);
   }
 };
+
+// Steps of the slowest block, each column of TILES tiles in C chunks of M planes, RESIDENT
+// blocks at once: a block makes chunk + 2L steps (the L planes before and after its chunk are
+// read again), and the blocks run in waves of RESIDENT.
+constexpr std::int64_t chunk_steps(std::int64_t tiles, std::int64_t resident, std::int64_t m,
+                                   int levels, std::int64_t c) {
+  const std::int64_t waves = (tiles * c + resident - 1) / resident;
+  return waves * ((m + c - 1) / c + 2 * levels);
+}
+// The even split: the columns' TILES x M planes in RESIDENT equal shares (one wave; each share
+// at least a plane), and the steps of the slowest block, whose share may reach over into one
+// column more each M planes (2L more steps each).
+constexpr std::int64_t even_share(std::int64_t tiles, std::int64_t resident, std::int64_t m) {
+  const std::int64_t r = resident < 1 ? 1 : resident;
+  return (tiles * m + r - 1) / r;
+}
+constexpr std::int64_t even_steps(std::int64_t share, std::int64_t m, int levels) {
+  const std::int64_t columns = (share + m - 2) / m + 1;  // at most, a share's start anywhere
+  return share + 2 * levels * columns;
+}
 
 // Chunks each column of TILES tiles is cut into for M planes, RESIDENT blocks at once:
 // REQUESTED when > 0 (--tune chunks=C, at most M), else the fewest steps: a block makes
@@ -136,17 +202,17 @@ inline std::int64_t chunks(std::int64_t tiles, std::int64_t resident, std::int64
   resident = std::max<std::int64_t>(1, resident);
   std::int64_t best = 1, best_steps = -1;
   for (std::int64_t c = 1; c <= most; ++c) {
-    const std::int64_t waves = (tiles * c + resident - 1) / resident;
-    const std::int64_t steps = waves * ((m + c - 1) / c + 2 * levels);
+    const std::int64_t steps = chunk_steps(tiles, resident, m, levels, c);
     if (best_steps < 0 || steps < best_steps) best = c, best_steps = steps;
   }
   return best;
 }
 
 // The sweep of ROOM at LEVELS levels a pass for VALUE_BYTES-byte values, RESIDENT blocks at
-// once on the GPU (its multiprocessors times the kernel's occupancy), REQUESTED chunks.
+// once on the GPU (its multiprocessors times the kernel's occupancy), REQUESTED chunks and
+// SPLIT as JacobiTuning's (0: the code's choice; 1 chunks; 2 even, where even_split).
 inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int levels, int requested,
-                       std::int64_t resident) {
+                       std::int64_t resident, int split = 0) {
   if (room.dim != 3) throw std::logic_error("timetile::plan: the 3D room only");
   if (levels < 1 || levels > max_levels(value_bytes))
     throw std::logic_error("timetile::plan: levels out of range");
@@ -157,8 +223,8 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   const std::int64_t m = room.n - 2;
   TileLaunch l;
   l.levels = levels;
-  const bool even = pairs_aligned(room.n);
-  const Shape s = shape(value_bytes, levels, even);
+  const bool aligned = pairs_aligned(room.n);
+  const Shape s = shape(value_bytes, levels, aligned);
   l.points = s.points;
   l.rows = s.rows;
   l.out_x = Shape::out_x(levels);
@@ -166,10 +232,27 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   l.gx = (m + x_shift(s.points, levels) + l.out_x - 1) / l.out_x;
   l.gy = (m + l.out_y - 1) / l.out_y;
   if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
-  const std::int64_t c = chunks(l.gx * l.gy, resident, m, levels, requested);
-  l.chunk = (m + c - 1) / c;
-  l.gz = (m + l.chunk - 1) / l.chunk;  // no empty chunk at the end
-  l.shared = shared_bytes(value_bytes, levels, even);
+  const std::int64_t columns = l.gx * l.gy;
+  const std::int64_t at_once = std::max<std::int64_t>(1, resident);
+  const std::int64_t c = chunks(columns, at_once, m, levels, requested);
+  const std::int64_t share = even_share(columns, at_once, m);
+  l.even =
+      even_split(levels) &&
+      (split == 2 || (split == 0 && requested == 0 &&
+                      even_steps(share, m, levels) < chunk_steps(columns, at_once, m, levels, c)));
+  if (l.even) {
+    l.gz = 0;
+    l.chunk = share;
+    l.count = (columns * m + share - 1) / share;
+    l.split = {l.gx, m, share, 1, columns * m};
+  } else {
+    l.chunk = (m + c - 1) / c;
+    l.gz = (m + l.chunk - 1) / l.chunk;  // no empty chunk at the end
+    l.count = columns * l.gz;
+    l.split = {l.gx, l.gz * l.chunk, l.chunk, columns, columns * l.gz * l.chunk};
+  }
+  if (l.count > kMaxGridX) throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
+  l.shared = shared_bytes(value_bytes, levels, aligned);
   return l;
 }
 

@@ -28,7 +28,7 @@ grep -q -- '--tune KEY=VALUE' out && grep -q -- '--profile' out && pass "--help 
 
 # ---- refused keys and values -------------------------------------------------------------------
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune nosuch=1 -o never.mtx
-expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order"
+expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order, split"
 [[ ! -e never.mtx ]] && pass "an unknown key wrote nothing" || fail "an unknown key left never.mtx"
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune warps=9
 expect_stderr '^mmjacobi: --tune warps=9: warps takes 8\|16\|32$'

@@ -4,7 +4,10 @@
 // awkward sizes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "cuda/timetile_plan.hpp"
 #include "gpu.hpp"
@@ -105,6 +108,78 @@ TEST(TimeTile, LevelsAndRowsFitTheRegistersAndSharedMemory) {
   // Single at 4 levels: two points a thread in 4 rows (64 x 64 tiles).
   EXPECT_EQ(timetile::shape(4, 4, true).points, 2);
   EXPECT_EQ(timetile::shape(4, 4, false).tile_y(), 64);
+}
+
+// Every plane of every column marched by exactly one block, as the kernel at 4 levels walks
+// the Split (for_each_share), under the chunks and the even split alike; the blocks' grid.
+void expect_split_covers(const timetile::TileLaunch& l, std::int64_t m, const std::string& what) {
+  const std::int64_t columns = l.gx * l.gy;
+  std::vector<int> seen(static_cast<std::size_t>(columns * m), 0);
+  std::int64_t segments = 0, most = 0;
+  for (std::int64_t b = 0; b < l.blocks(); ++b) {
+    std::int64_t mine = 0;
+    timetile::for_each_share(l.split, b, m, [&](std::int64_t c, std::int64_t z0, std::int64_t z1) {
+      ASSERT_GE(c, 0) << what;
+      ASSERT_LT(c, columns) << what;
+      ASSERT_GE(z0, 1) << what;
+      ASSERT_LT(z0, z1) << what;
+      ASSERT_LE(z1, m + 1) << what;
+      for (std::int64_t z = z0; z < z1; ++z) ++seen[static_cast<std::size_t>(c * m + z - 1)];
+      ++segments, ++mine;
+    });
+    most = std::max(most, mine);
+  }
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    ASSERT_EQ(seen[i], 1) << what << " column " << i / m << " plane " << 1 + i % m;
+  if (l.even) {
+    EXPECT_EQ(l.gz, 0) << what;
+    EXPECT_LE(most, (l.chunk + m - 2) / m + 1) << what;  // even_steps' count of columns
+  } else {
+    EXPECT_EQ(segments, columns * l.gz) << what;  // one chunk a block
+    EXPECT_EQ(l.blocks(), columns * l.gz) << what;
+  }
+}
+
+TEST(TimeTile, EvenSplitSharesThePlanes) {
+  for (const std::size_t bytes : {std::size_t{8}, std::size_t{4}})
+    for (const std::int64_t n : {3, 4, 5, 17, 64, 130, 200, 256, 257, 384, 768})
+      for (const std::int64_t resident : {1, 7, 132})
+        for (const int split : {0, 1, 2}) {
+          const std::string what = std::to_string(bytes) + " bytes N=" + std::to_string(n) +
+                                   " resident " + std::to_string(resident) + " split " +
+                                   std::to_string(split);
+          const timetile::TileLaunch l =
+              timetile::plan(heated_room(3, n), bytes, 4, 0, resident, split);
+          const std::int64_t m = n - 2, columns = l.gx * l.gy;
+          const bool fewer =
+              timetile::even_steps(timetile::even_share(columns, resident, m), m, 4) <
+              timetile::chunk_steps(columns, resident, m, 4,
+                                    timetile::chunks(columns, resident, m, 4, 0));
+          EXPECT_EQ(l.even, split == 2 || (split == 0 && fewer)) << what;
+          if (l.even) {
+            EXPECT_LE(l.blocks(), resident) << what;
+          }
+          expect_split_covers(l, n - 2, what);
+        }
+  // The code's choice: the even split where it makes fewer steps. Double at N = 384, 132 blocks
+  // at once: 7 x 10 tiles, the chunks 7 of 55 planes (490 blocks, 4 waves of 63 steps); even, 132
+  // shares of 203 planes, at most 203 + 2 x 8 steps.
+  timetile::TileLaunch l = timetile::plan(heated_room(3, 384), 8, 4, 0, 132);
+  EXPECT_TRUE(l.even);
+  EXPECT_EQ(l.chunk, (70 * 382 + 131) / 132);
+  EXPECT_EQ(l.blocks(), (70 * 382 + l.chunk - 1) / l.chunk);
+  EXPECT_EQ(timetile::chunk_steps(70, 132, 382, 4, 7), 4 * (55 + 8));
+  EXPECT_EQ(timetile::even_steps(l.chunk, 382, 4), l.chunk + 2 * 8);
+  // At N = 512 the chunks take one wave (130 blocks of 510 planes), as few steps: the chunks.
+  l = timetile::plan(heated_room(3, 512), 8, 4, 0, 132);
+  EXPECT_FALSE(l.even);
+  EXPECT_EQ(l.gz, 1);
+  // Chunks requested, or fewer levels: the chunks.
+  EXPECT_FALSE(timetile::plan(heated_room(3, 384), 8, 4, 7, 132).even);
+  EXPECT_EQ(timetile::plan(heated_room(3, 384), 8, 4, 7, 132).gz, 7);
+  EXPECT_TRUE(timetile::plan(heated_room(3, 384), 8, 4, 7, 132, 2).even);
+  EXPECT_FALSE(timetile::plan(heated_room(3, 384), 8, 3, 0, 132, 2).even);
+  EXPECT_FALSE(timetile::plan(heated_room(3, 384), 4, 2, 0, 132, 2).even);
 }
 
 TEST(TimeTile, PlanCoversTheRoom) {
@@ -239,8 +314,11 @@ TYPED_TEST(TimeTileTypes, MatchesCudaNormBitForBit) {
             JacobiStop{200, 1.2 * r12.norm, k}, JacobiStop{200, 1.2 * r12.norm, 2 * k}}) {
         JacobiResult want_r;
         const auto want = test::run_stencil(plain, 3, n, stop, want_r);
-        for (const JacobiTuning tune : {JacobiTuning{0, 0, 0}, JacobiTuning{0, 0, 2},
-                                        JacobiTuning{0, 1, 1}, JacobiTuning{0, 5, 2}}) {
+        // The last two: the even split where K = 4 (shares reaching over into the next column).
+        for (const JacobiTuning tune :
+             {JacobiTuning{0, 0, 0}, JacobiTuning{0, 0, 2}, JacobiTuning{0, 1, 1},
+              JacobiTuning{0, 5, 2}, JacobiTuning{0, 0, 1, 0, 0, 0, 2},
+              JacobiTuning{0, 0, 2, 0, 0, 0, 2}}) {
           JacobiResult got_r;
           const auto got = test::run_stencil(tiled, 3, n, stop, got_r, tune, k);
           const std::string what = "N=" + std::to_string(n) + " K=" + std::to_string(k) +
@@ -263,7 +341,7 @@ TYPED_TEST(TimeTileTypes, MatchesCudaNormBitForBit) {
       }
     }
   }
-  EXPECT_EQ(ran, 8 * static_cast<int>(ks.size()) * 5 * 4);
+  EXPECT_EQ(ran, 8 * static_cast<int>(ks.size()) * 5 * 6);
 }
 
 // Larger rooms, several tiles each way and the default chunks: N = 200 and 257 (not a
@@ -272,8 +350,12 @@ TYPED_TEST(TimeTileTypes, LargerRoomsMatchCudaNorm) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
   const int k = stencil_time_tile_default(sizeof(T));
-  for (const std::int64_t n : {200, 257})
+  for (const std::int64_t n : {200, 257}) {
     expect_timetile_as_cuda_norm<T>(3, n, JacobiStop{4 * k, -1, k}, JacobiTuning{}, 0, false);
+    // The even split (K = 4): 132 or so shares of 20-40 planes, most in two columns.
+    expect_timetile_as_cuda_norm<T>(3, n, JacobiStop{8, -1, 4}, JacobiTuning{0, 0, 0, 0, 0, 0, 2},
+                                    4, false);
+  }
 }
 
 // The plain sweeps of norm=plain where their ring of stages takes more than the 48 KB of
