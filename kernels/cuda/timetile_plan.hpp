@@ -159,10 +159,10 @@ struct TileLaunch {
   std::int64_t gx = 1, gy = 1, gz = 1;  // tiles along x, along y; chunks of planes (even: 0)
   std::int64_t chunk = 1;               // planes a chunk (the last may hold fewer); even: a share
   bool even = false;                    // the even split, else chunks
-  std::int64_t count = 1;               // blocks
   Split split;
   std::size_t shared = 0;  // dynamic shared memory a block, bytes
-  std::int64_t blocks() const { return count; }
+  // The blocks: a chunk or a share each of the split's line (chunks: columns x gz).
+  std::int64_t blocks() const { return (split.slots + split.span - 1) / split.span; }
   // Points a block reads from u a plane for each it writes (the halo's share, through L2).
   double read_per_written() const {
     return static_cast<double>(kTileX * Shape{points, rows}.tile_y()) /
@@ -243,15 +243,14 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   if (l.even) {
     l.gz = 0;
     l.chunk = share;
-    l.count = (columns * m + share - 1) / share;
     l.split = {l.gx, m, share, 1, columns * m};
   } else {
     l.chunk = (m + c - 1) / c;
     l.gz = (m + l.chunk - 1) / l.chunk;  // no empty chunk at the end
-    l.count = columns * l.gz;
     l.split = {l.gx, l.gz * l.chunk, l.chunk, columns, columns * l.gz * l.chunk};
   }
-  if (l.count > kMaxGridX) throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
+  if (l.blocks() > kMaxGridX)
+    throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
   l.shared = shared_bytes(value_bytes, levels, aligned);
   return l;
 }
