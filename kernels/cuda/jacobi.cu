@@ -142,12 +142,10 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       const MarchFn fn = slot < 0 ? march_fn<false>(down) : march_fn<true>(down);
       // The change deferred (stencil::Change): this sweep sums the one before's, if checked.
       // A checked sweep's partials are on the side before side_ (it flipped after it).
-      const std::int64_t blocks = launch_.blocks();
       stencil::Change c;
       c.partials = side(side_);
       c.before = side(1 - side_);
       c.before_slot = before_slot_;
-      c.before_blocks = blocks;
       stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src].get(),
                                grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv, c);
       before_slot_ = s;

@@ -156,7 +156,7 @@ __device__ __forceinline__ void put_change(double change, const Change& c) {
 // warps a multiprocessor instead of 6 at N = 384, 0.83 of the copy against 0.92).
 __device__ __forceinline__ void sum_before(const Change& c) {
   if (!c.before_slot || grid_block() != 0) return;
-  const double s = partials_sum<true>(c.before, c.before_blocks);
+  const double s = partials_sum<true>(c.before, grid_blocks());
   if (threadIdx.x == 0) *c.before_slot = s;
 }
 

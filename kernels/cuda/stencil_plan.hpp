@@ -71,16 +71,15 @@ struct Room {
 // sweep before it. Summed now (COUNTER set): the grid's last block to finish sums the blocks'
 // partials into *SLOT (reduce_change). Deferred (COUNTER null): each block leaves its partial in
 // PARTIALS, and the next launch on the stream sums them: a sweep given BEFORE (the partials of
-// the sweep before, BEFORE_BLOCKS of them) sums them into *BEFORE_SLOT in its first block, once
-// that sweep has finished (launch_sum_change where no sweep follows). The sum's order is the
-// same either way (a block of the sweep's threads), so are its bits.
+// the sweep before, whose grid was its own: one a block) sums them into *BEFORE_SLOT in its
+// first block, once that sweep has finished (launch_sum_change where no sweep follows). The
+// sum's order is the same either way (a block of the sweep's threads), so are its bits.
 struct Change {
   double* slot = nullptr;
   double* partials = nullptr;
   unsigned* counter = nullptr;
   const double* before = nullptr;
   double* before_slot = nullptr;
-  std::int64_t before_blocks = 0;
 };
 
 // The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
