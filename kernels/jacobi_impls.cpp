@@ -147,17 +147,23 @@ nlohmann::json JacobiTuning::to_json() const {
   return j;
 }
 
-// The code's choice of K for cuda-timetile, by precision: the same on both GPUs. Effective
+// The code's choice of K for cuda-timetile, by precision and, in single, by device. Effective
 // fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, one call each GPU
 // (bench/results/issue16_eighth_pass_*.md). Double: K = 4 the fastest on both (H100 1.54 /
 // 1.93 / 2.16 / 2.06, K = 3 1.49 / 1.74 / 1.79 / 1.72, K = 2 1.29 / 1.44 / 1.50 / 1.44; H200
 // 1.09 / 1.36 / 1.52 / 1.46, K = 2 1.02 / 1.21 / 1.29 / 1.28: two points a thread from K = 3
-// made K = 4 the H200's too). Single: K = 3 (H100 1.26 / 1.51 / 1.63 / 1.50, K = 4 1.25 / 1.57
-// / 1.44 / 1.62; H200 0.93 / 1.12 / 1.22 / 1.13, K = 4 0.88 / 1.10 / 1.01 / 1.14). The passes
-// are bound by the multiprocessors, not by memory: both GPUs reach about the same absolute rate
-// (at 512 in double, before the taller tiles: H100 1.91 x 2956 GB/s, H200 1.35 x 4224).
+// made K = 4 the H200's too). Single: K = 3 on the H100 (1.26 / 1.51 / 1.63 / 1.50, K = 4 1.25
+// / 1.57 / 1.44 / 1.62). On the H200 K = 4 since its passes take even shares of the columns
+// (timetile_plan.hpp's even_split): 0.98 / 1.28 / 1.17 / 1.23 against K = 3's 0.92 / 1.10 /
+// 1.20 / 1.13, in each of four calls (bench/results/issue16_twentysixth_pass_*.md; before,
+// 0.88 / 1.10 / 1.01 / 1.14 against 0.93 / 1.12 / 1.22 / 1.13). The H100 has not been measured
+// since, so it keeps 3; the GPUs are told apart as the plain sweep's loads are (device.hpp's
+// gpu_memory_rich: the H200 yes, the H100 no). The passes are bound by the multiprocessors, not
+// by memory: both GPUs reach about the same absolute rate (at 512 in double, before the taller
+// tiles: H100 1.91 x 2956 GB/s, H200 1.35 x 4224).
 int stencil_time_tile_default(std::size_t value_bytes) {
-  return value_bytes == 8 ? 4 : 3;
+  if (value_bytes == 8) return 4;
+  return gpu_memory_rich() ? 4 : 3;
 }
 
 StencilPasses stencil_time_tile_passes(const JacobiStop& s, std::int64_t iterations, int k,

@@ -52,10 +52,10 @@ JacobiStop parse_stop(const Cli& cli) {
   return s;
 }
 
-// cuda-timetile's sweeps a pass (--time-tile K, or the precision's default with --impl
-// cuda-timetile), for the 3D room only: 0 when neither is given (and for --impl cuda-timetile on
-// the 2D room, which it sweeps as cuda-norm does). The change is computed at the end of a pass,
-// so every C sweeps with C a multiple of K: --check-every C when given, else C = K.
+// cuda-timetile's sweeps a pass (--time-tile K, or the default for the precision and GPU with
+// --impl cuda-timetile), for the 3D room only: 0 when neither is given (and for --impl
+// cuda-timetile on the 2D room, which it sweeps as cuda-norm does). The change is computed at the
+// end of a pass, so every C sweeps with C a multiple of K: --check-every C when given, else C = K.
 int parse_time_tile(const Cli& cli, bool p3, JacobiStop& stop) {
   const CommonOptions& c = cli.common();
   const bool given = cli.has("time-tile");

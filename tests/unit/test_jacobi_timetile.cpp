@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda/timetile_plan.hpp"
+#include "device.hpp"
 #include "gpu.hpp"
 #include "jacobi.hpp"
 #include "random_matrices.hpp"
@@ -60,6 +61,16 @@ TEST(TimeTile, PassesCountedForTheRecord) {
   const HeatedRoom room = heated_room(3, 10);  // 512 interior points
   EXPECT_EQ(stencil_time_tile_bytes<double>(room, StencilPasses{3, 1}), 4.0 * 512 * 16);
   EXPECT_EQ(stencil_time_tile_bytes<float>(room, StencilPasses{3, 0}), 3.0 * 512 * 8);
+}
+
+// The default K: 4 in double; in single 4 where memory is rich (the H200), else 3 (the H100, and
+// any machine without a GPU).
+TEST(TimeTile, DefaultLevelsByPrecisionAndDevice) {
+  EXPECT_EQ(stencil_time_tile_default(8), 4);
+  EXPECT_EQ(stencil_time_tile_default(4), gpu_memory_rich() ? 4 : 3);
+  if (cuda_devices().count == 0) {
+    EXPECT_EQ(stencil_time_tile_default(4), 3);
+  }
 }
 
 TEST(TimeTile, LevelsAndRowsFitTheRegistersAndSharedMemory) {
