@@ -155,7 +155,7 @@ nlohmann::json JacobiTuning::to_json() const {
 // made K = 4 the H200's too). Single: K = 3 on the H100 (1.26 / 1.51 / 1.63 / 1.50, K = 4 1.25
 // / 1.57 / 1.44 / 1.62). On the H200 K = 4 since its passes take even shares of the columns
 // (timetile_plan.hpp's even_split): 0.98 / 1.28 / 1.17 / 1.23 against K = 3's 0.92 / 1.10 /
-// 1.20 / 1.13, in each of four calls (bench/results/issue16_twentysixth_pass_*.md; before,
+// 1.20 / 1.13, in each of five calls (bench/results/issue16_twentysixth_pass_*.md; before,
 // 0.88 / 1.10 / 1.01 / 1.14 against 0.93 / 1.12 / 1.22 / 1.13). The H100 has not been measured
 // since, so it keeps 3; the GPUs are told apart as the plain sweep's loads are (device.hpp's
 // gpu_memory_rich: the H200 yes, the H100 no). The passes are bound by the multiprocessors, not
