@@ -157,10 +157,11 @@ struct TileLaunch {
   int levels = 1, points = 1, rows = 8;
   std::int64_t out_x = 0, out_y = 0;    // points a tile writes along x and y
   std::int64_t gx = 1, gy = 1, gz = 1;  // tiles along x, along y; chunks of planes (even: 0)
-  std::int64_t chunk = 1;               // planes a chunk (the last may hold fewer); even: a share
   bool even = false;                    // the even split, else chunks
   Split split;
   std::size_t shared = 0;  // dynamic shared memory a block, bytes
+  // Planes a chunk (the last may hold fewer); under the even split, a share.
+  std::int64_t chunk() const { return split.span; }
   // The blocks: a chunk or a share each of the split's line (chunks: columns x gz).
   std::int64_t blocks() const { return (split.slots + split.span - 1) / split.span; }
   // Points a block reads from u a plane for each it writes (the halo's share, through L2).
@@ -242,12 +243,11 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
                       even_steps(share, m, levels) < chunk_steps(columns, at_once, m, levels, c)));
   if (l.even) {
     l.gz = 0;
-    l.chunk = share;
     l.split = {l.gx, m, share, 1, columns * m};
   } else {
-    l.chunk = (m + c - 1) / c;
-    l.gz = (m + l.chunk - 1) / l.chunk;  // no empty chunk at the end
-    l.split = {l.gx, l.gz * l.chunk, l.chunk, columns, columns * l.gz * l.chunk};
+    const std::int64_t chunk = (m + c - 1) / c;
+    l.gz = (m + chunk - 1) / chunk;  // no empty chunk at the end
+    l.split = {l.gx, l.gz * chunk, chunk, columns, columns * l.gz * chunk};
   }
   if (l.blocks() > kMaxGridX)
     throw DeviceError("--poisson3d grid too large for the time-tiled sweep");

@@ -144,7 +144,7 @@ void expect_split_covers(const timetile::TileLaunch& l, std::int64_t m, const st
     ASSERT_EQ(seen[i], 1) << what << " column " << i / m << " plane " << 1 + i % m;
   if (l.even) {
     EXPECT_EQ(l.gz, 0) << what;
-    EXPECT_LE(most, (l.chunk + m - 2) / m + 1) << what;  // even_steps' count of columns
+    EXPECT_LE(most, (l.chunk() + m - 2) / m + 1) << what;  // even_steps' count of columns
   } else {
     EXPECT_EQ(segments, columns * l.gz) << what;  // one chunk a block
     EXPECT_EQ(l.blocks(), columns * l.gz) << what;
@@ -177,10 +177,10 @@ TEST(TimeTile, EvenSplitSharesThePlanes) {
   // shares of 203 planes, at most 203 + 2 x 8 steps.
   timetile::TileLaunch l = timetile::plan(heated_room(3, 384), 8, 4, 0, 132);
   EXPECT_TRUE(l.even);
-  EXPECT_EQ(l.chunk, (70 * 382 + 131) / 132);
-  EXPECT_EQ(l.blocks(), (70 * 382 + l.chunk - 1) / l.chunk);
+  EXPECT_EQ(l.chunk(), (70 * 382 + 131) / 132);
+  EXPECT_EQ(l.blocks(), (70 * 382 + l.chunk() - 1) / l.chunk());
   EXPECT_EQ(timetile::chunk_steps(70, 132, 382, 4, 7), 4 * (55 + 8));
-  EXPECT_EQ(timetile::even_steps(l.chunk, 382, 4), l.chunk + 2 * 8);
+  EXPECT_EQ(timetile::even_steps(l.chunk(), 382, 4), l.chunk() + 2 * 8);
   // At N = 512 the chunks take one wave (130 blocks of 510 planes), as few steps: the chunks.
   l = timetile::plan(heated_room(3, 512), 8, 4, 0, 132);
   EXPECT_FALSE(l.even);
@@ -202,11 +202,11 @@ TEST(TimeTile, PlanCoversTheRoom) {
   EXPECT_EQ(l.gx, 9);
   EXPECT_EQ(l.gy, 9);
   EXPECT_EQ(l.gz, 8);
-  EXPECT_EQ(l.chunk, 64);
+  EXPECT_EQ(l.chunk(), 64);
   EXPECT_EQ(l.gz, timetile::chunks(81, 132, 510, 2, 0));
-  EXPECT_EQ(l.chunk, (510 + l.gz - 1) / l.gz);
-  EXPECT_GE(l.gz * l.chunk, 510);
-  EXPECT_LT((l.gz - 1) * l.chunk, 510);
+  EXPECT_EQ(l.chunk(), (510 + l.gz - 1) / l.gz);
+  EXPECT_GE(l.gz * l.chunk(), 510);
+  EXPECT_LT((l.gz - 1) * l.chunk(), 510);
   EXPECT_NEAR(l.read_per_written(), 64.0 * 64 / (60 * 60), 1e-12);
   // Requested chunks, at most the planes; the rule's choice minimises waves * steps.
   EXPECT_EQ(timetile::plan(heated_room(3, 512), 8, 2, 7, 132).gz, 7);
