@@ -122,11 +122,21 @@ class TimeTileRunner final : public cuda::CudaRunner {
     tiled(src, static_cast<int>(p.sweeps), s);
   }
 
-  // In double at 4 levels the sweep without the change ran at 0.83-0.87 of the one with it
-  // (H100, N = 256..768: 1.26 against 1.51 of the copy bound at 512; ptxas schedules the two
-  // differently, and at 64 x 48 tiles the one without spills 112 bytes), so there every pass
-  // runs the one with it, a pass without a check its change into a slot nobody reads.
-  static constexpr bool norm_always(int l) { return sizeof(T) == 8 && l == 4; }
+  // Where the sweep without the change ran slower than the one with it, every pass runs the one
+  // with it, a pass without a check its change into a slot nobody reads. ptxas schedules the two
+  // differently. Fraction of the copy bound at N = 256 / 384 / 512 / 768, the change every K
+  // against only at the last sweep:
+  // - double at 4 levels, H100: at 512 1.51 against 1.26 (0.83-0.87 at every N; at 64 x 48
+  //   tiles the one without spills 112 bytes);
+  // - H200 (bench/results/issue16_twentyseventh_pass_*.md): double at 3 levels 1.10 / 1.30 /
+  //   1.34 / 1.28 against 0.96 / 1.12 / 1.16 / 1.14; single at 2 0.77 / 0.95 / 1.03 / 1.04
+  //   against 0.55 / 0.67 / 0.72 / 0.77, at 3 0.92 / 1.10 / 1.20 / 1.13 against 0.77 / 0.92 /
+  //   1.00 / 0.95.
+  // Single at 4 levels (pinned_masks) is the other way round: 1.09 / 1.37 / 1.26 / 1.30 without
+  // the change against 0.98 / 1.28 / 1.18 / 1.24 with it.
+  static constexpr bool norm_always(int l) {
+    return sizeof(T) == 8 ? l == 3 || l == 4 : l == 2 || l == 3;
+  }
 
   // L sweeps from buffer SRC into the other one.
   void tiled(int src, int l, double* slot) {

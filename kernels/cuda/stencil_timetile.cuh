@@ -109,6 +109,9 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
         written |= 1u << b;
     }
   }
+  // Where pinned_masks, the masks opaque to the compiler from here: one register each.
+  if constexpr (pinned_masks(sizeof(T), L))
+    asm("" : "+r"(loadable), "+r"(interior), "+r"(heat), "+r"(written));
   const Ix col = y0 * n + x;  // the thread's first point in a plane (may be < 0)
 
   T bl[L][R][W], ahead[R][W];

@@ -40,6 +40,19 @@ constexpr int max_levels(std::size_t value_bytes) {
   return stencil_time_tile_max(value_bytes);
 }
 
+// Whether the sweep of L levels pins the thread's masks (stencil_timetile.cuh): opaque to the
+// compiler once computed, so that it keeps each in one register. Unpinned, the front end may
+// remake them from the thread's indices at every step (PTX: single K = 2 without the change, the
+// step 595 instructions, pinned 488), or keep them and leave ptxas less room. Where pinning won,
+// H200, fraction of the copy bound at N = 256 / 384 / 512 / 768 in one call
+// (bench/results/issue16_twentyseventh_pass_*.md): double K = 2 1.02 / 1.22 / 1.29 / 1.28 against
+// 0.89 / 1.05 / 1.13 / 1.16; single K = 4 without the change 1.09 / 1.37 / 1.26 / 1.30 against
+// 0.90 / 1.13 / 1.04 / 1.12 (with it 0.98 / 1.28 / 1.18 / 1.24 either way). It lost in double at
+// K = 4 (1.22 / 1.56 / 1.54 / 1.54 against 1.24 / 1.58 / 1.56 / 1.58) and was even at K = 3.
+MM_TIMETILE_HD constexpr bool pinned_masks(std::size_t value_bytes, int levels) {
+  return value_bytes == 8 ? levels == 2 : levels == 4;
+}
+
 // The points a thread holds at L levels. Two along x (W = 2) move a pair as one access in
 // shared memory (16 bytes in double), and in global memory where N is even (tiles then start on
 // even x: x_shift), halving the loads, stores and index arithmetic a point. Fraction of the
