@@ -199,7 +199,12 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
                                    : z >= 1 && z <= n - 2 && (interior >> b & 1u);
           res.v[e] = upd_b ? w : c_mid[t].v[e];
           if constexpr (NORM && masks) {
-            if (t == L - 1 && (wr >> b & 1u)) change += stencil::sq_change(w, c_mid[t].v[e]);
+            if constexpr (selected_change(L)) {
+              if (t == L - 1)
+                change += stencil::sq_change((wr >> b & 1u) ? w : c_mid[t].v[e], c_mid[t].v[e]);
+            } else if (t == L - 1 && (wr >> b & 1u)) {
+              change += stencil::sq_change(w, c_mid[t].v[e]);
+            }
           } else if constexpr (NORM) {
             if (t == L - 1 && write && (written >> b & 1u))
               change += stencil::sq_change(w, c_mid[t].v[e]);

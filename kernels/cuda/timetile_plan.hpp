@@ -53,6 +53,19 @@ MM_TIMETILE_HD constexpr bool pinned_masks(std::size_t value_bytes, int levels) 
   return value_bytes == 8 ? levels == 2 : levels == 4;
 }
 
+// How the sweep with the change (and the masks: single, or 4 levels) sums it: where
+// selected_change, each point of the step's last level adds the change of a value chosen between
+// its update (where written) and its old value (elsewhere, so +0: the same sums, bit for bit),
+// rather than adding only where written. H200, fraction of the copy bound at N = 256 / 384 / 512
+// / 768 (bench/results/issue16_twentyseventh_pass_*.md): in one call, double K = 4 1.27 / 1.64 /
+// 1.61 / 1.63 against 1.23 / 1.57 / 1.55 / 1.57, single K = 4 1.03 / 1.34 / 1.23 / 1.28 against
+// 0.98 / 1.28 / 1.17 / 1.24; against the call before, single K = 2 0.78 / 0.97 / 1.05 / 1.06
+// against 0.77 / 0.96 / 1.03 / 1.05, and single K = 3 lost (0.89 / 1.08 / 1.18 against 0.91 /
+// 1.10 / 1.20 at N = 256 / 384 / 512).
+MM_TIMETILE_HD constexpr bool selected_change(int levels) {
+  return levels == 2 || levels == 4;
+}
+
 // The points a thread holds at L levels. Two along x (W = 2) move a pair as one access in
 // shared memory (16 bytes in double), and in global memory where N is even (tiles then start on
 // even x: x_shift), halving the loads, stores and index arithmetic a point. Fraction of the
