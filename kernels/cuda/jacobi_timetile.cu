@@ -93,7 +93,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
     JacobiTuning used;
     const timetile::TileLaunch& t = tiles_[k_];
     used.chunks = static_cast<int>(t.gz);  // 0 (not shown) under the even split
-    if (timetile::even_split(k_)) used.split = t.even ? 2 : 1;
+    if (timetile::even_split(k_)) used.split = t.even() ? 2 : 1;
     used.norm = plain_checks_ ? 2 : 1;
     return used.to_json();
   }

@@ -183,9 +183,10 @@ struct TileLaunch {
   int levels = 1, points = 1, rows = 8;
   std::int64_t out_x = 0, out_y = 0;    // points a tile writes along x and y
   std::int64_t gx = 1, gy = 1, gz = 1;  // tiles along x, along y; chunks of planes (even: 0)
-  bool even = false;                    // the even split, else chunks
   Split split;
   std::size_t shared = 0;  // dynamic shared memory a block, bytes
+  // The even split, else chunks.
+  bool even() const { return gz == 0; }
   // Planes a chunk (the last may hold fewer); under the even split, a share.
   std::int64_t chunk() const { return split.span; }
   // The blocks: a chunk or a share each of the split's line (chunks: columns x gz).
@@ -263,11 +264,11 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   const std::int64_t at_once = std::max<std::int64_t>(1, resident);
   const std::int64_t c = chunks(columns, at_once, m, levels, requested);
   const std::int64_t share = even_share(columns, at_once, m);
-  l.even =
+  const bool even =
       even_split(levels) &&
       (split == 2 || (split == 0 && requested == 0 &&
                       even_steps(share, m, levels) < chunk_steps(columns, at_once, m, levels, c)));
-  if (l.even) {
+  if (even) {
     l.gz = 0;
     l.split = {l.gx, m, share, 1, columns * m};
   } else {

@@ -142,7 +142,7 @@ void expect_split_covers(const timetile::TileLaunch& l, std::int64_t m, const st
   }
   for (std::size_t i = 0; i < seen.size(); ++i)
     ASSERT_EQ(seen[i], 1) << what << " column " << i / m << " plane " << 1 + i % m;
-  if (l.even) {
+  if (l.even()) {
     EXPECT_EQ(l.gz, 0) << what;
     EXPECT_LE(most, (l.chunk() + m - 2) / m + 1) << what;  // even_steps' count of columns
   } else {
@@ -166,8 +166,8 @@ TEST(TimeTile, EvenSplitSharesThePlanes) {
               timetile::even_steps(timetile::even_share(columns, resident, m), m, 4) <
               timetile::chunk_steps(columns, resident, m, 4,
                                     timetile::chunks(columns, resident, m, 4, 0));
-          EXPECT_EQ(l.even, split == 2 || (split == 0 && fewer)) << what;
-          if (l.even) {
+          EXPECT_EQ(l.even(), split == 2 || (split == 0 && fewer)) << what;
+          if (l.even()) {
             EXPECT_LE(l.blocks(), resident) << what;
           }
           expect_split_covers(l, n - 2, what);
@@ -176,21 +176,21 @@ TEST(TimeTile, EvenSplitSharesThePlanes) {
   // at once: 7 x 10 tiles, the chunks 7 of 55 planes (490 blocks, 4 waves of 63 steps); even, 132
   // shares of 203 planes, at most 203 + 2 x 8 steps.
   timetile::TileLaunch l = timetile::plan(heated_room(3, 384), 8, 4, 0, 132);
-  EXPECT_TRUE(l.even);
+  EXPECT_TRUE(l.even());
   EXPECT_EQ(l.chunk(), (70 * 382 + 131) / 132);
   EXPECT_EQ(l.blocks(), (70 * 382 + l.chunk() - 1) / l.chunk());
   EXPECT_EQ(timetile::chunk_steps(70, 132, 382, 4, 7), 4 * (55 + 8));
   EXPECT_EQ(timetile::even_steps(l.chunk(), 382, 4), l.chunk() + 2 * 8);
   // At N = 512 the chunks take one wave (130 blocks of 510 planes), as few steps: the chunks.
   l = timetile::plan(heated_room(3, 512), 8, 4, 0, 132);
-  EXPECT_FALSE(l.even);
+  EXPECT_FALSE(l.even());
   EXPECT_EQ(l.gz, 1);
   // Chunks requested, or fewer levels: the chunks.
-  EXPECT_FALSE(timetile::plan(heated_room(3, 384), 8, 4, 7, 132).even);
+  EXPECT_FALSE(timetile::plan(heated_room(3, 384), 8, 4, 7, 132).even());
   EXPECT_EQ(timetile::plan(heated_room(3, 384), 8, 4, 7, 132).gz, 7);
-  EXPECT_TRUE(timetile::plan(heated_room(3, 384), 8, 4, 7, 132, 2).even);
-  EXPECT_FALSE(timetile::plan(heated_room(3, 384), 8, 3, 0, 132, 2).even);
-  EXPECT_FALSE(timetile::plan(heated_room(3, 384), 4, 2, 0, 132, 2).even);
+  EXPECT_TRUE(timetile::plan(heated_room(3, 384), 8, 4, 7, 132, 2).even());
+  EXPECT_FALSE(timetile::plan(heated_room(3, 384), 8, 3, 0, 132, 2).even());
+  EXPECT_FALSE(timetile::plan(heated_room(3, 384), 4, 2, 0, 132, 2).even());
 }
 
 TEST(TimeTile, PlanCoversTheRoom) {
