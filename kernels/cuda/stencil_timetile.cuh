@@ -240,6 +240,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     timetile3_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv, Split sp,
                     double* slot, double* partials, unsigned* counter) {
   double change = 0;
+  if constexpr (NORM && selected_change(L)) {
+    // The sweep then adds the change of every point of the last level, +0 where not written,
+    // from values that must be finite there too: the shared planes start at 0, not at what the
+    // memory held (the halo's outer points and the first steps read them before any write).
+    constexpr Shape S{W, R};
+    constexpr int kShared = 2 * L * (S.tile_y() + 2) * S.shared_row();
+    extern __shared__ __align__(16) unsigned char timetile_smem[];
+    T* const sh = reinterpret_cast<T*>(timetile_smem);
+    for (int i = threadIdx.x; i < kShared; i += kThreads) sh[i] = T(0);
+  }
   if constexpr (even_split(L)) {
     for_each_share(sp, blockIdx.x, r.n - 2, [&](std::int64_t c, std::int64_t z0, std::int64_t z1) {
       march_column<T, L, W, R, NORM, VEC>(r, u, out, src, inv, c % sp.gx, c / sp.gx, z0 - 1,

@@ -55,7 +55,8 @@ MM_TIMETILE_HD constexpr bool pinned_masks(std::size_t value_bytes, int levels) 
 
 // How the sweep with the change (and the masks: single, or 4 levels) sums it: where
 // selected_change, each point of the step's last level adds the change of a value chosen between
-// its update (where written) and its old value (elsewhere, so +0: the same sums, bit for bit),
+// its update (where written) and its old value (elsewhere, so +0: the same sums, bit for bit,
+// the shared planes starting at 0 so that every value is finite: timetile3_sweep),
 // rather than adding only where written. H200, fraction of the copy bound at N = 256 / 384 / 512
 // / 768 (bench/results/issue16_twentyseventh_pass_*.md): in one call, double K = 4 1.27 / 1.64 /
 // 1.61 / 1.63 against 1.23 / 1.57 / 1.55 / 1.57, single K = 4 1.03 / 1.34 / 1.23 / 1.28 against
