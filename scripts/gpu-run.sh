@@ -17,25 +17,9 @@ carry=$root/.carry
 # gets summary.txt and every log in one logs.tar.gz.
 out=/tmp/mm-gpu-out
 rm -rf "$out" && mkdir -p "$out"
-[[ -f $carry/bin.tar.xz && ! -d $carry/bin ]] && tar -xJf "$carry/bin.tar.xz" -C "$carry"
-[[ -f $carry/base.tar.xz && ! -d $carry/base ]] && tar -xJf "$carry/base.tar.xz" -C "$carry"
-export LD_LIBRARY_PATH="$carry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# The carried Open MPI only where the machine has none (pack-for-device.sh).
-ldconfig -p | grep -q 'libmpi\.so\.40 ' || LD_LIBRARY_PATH+=":$carry/lib-mpi"
-# NCCL (--comm nccl loads libnccl.so.2 at run time) where the machine keeps it off the default
-# path: the GPU machine's copy comes with its PyTorch environment.
-if ! ldconfig -p | grep -q 'libnccl\.so\.2 '; then
-  for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib; do
-    [[ -e $d/libnccl.so.2 ]] && LD_LIBRARY_PATH+=":$d"
-  done
-fi
-export MM_BIN="$carry/bin" MM_ROOT="$root" MM_PYTHON=${MM_PYTHON:-python3}
-# What CTest passes the CLI tests: the O_TMPFILE-refusing shim (output.sh's fallback path) and
-# mpirun with its flags (the distributed tests; Open MPI: more ranks than cores, quiet).
-export MM_NO_TMPFILE="$carry/bin/mm_no_tmpfile.so"
-command -v mpirun > /dev/null && export MM_MPIEXEC="mpirun --oversubscribe -q"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-B=$MM_BIN
+ROOT=$root CARRY=$carry
+# shellcheck source=scripts/device-env.sh
+source "$root/scripts/device-env.sh"
 summary=$out/summary.txt
 {
   echo "commit $(cat "$carry/COMMIT" 2>/dev/null), $(date -u +%FT%TZ)"
