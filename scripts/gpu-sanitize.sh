@@ -9,7 +9,8 @@
 # and the sanitizer's report in san_<tool>_<test>.log (in $OUT/sanitize.tar.gz on the device
 # tool's machine). Exit 1 if any entry found errors or failed.
 #   TOOLS="memcheck racecheck" (default memcheck); TIMEOUT=S a run (default 300); ENTRIES=regex
-#   picks entries by test name; BUDGET=S starts no entry after S seconds (default: none).
+#   picks entries by test name; BUDGET=S starts no entry after S seconds (default: none);
+#   SPLIT=0 leaves a faulting entry's cases unsplit (by default each then runs alone).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=$root CARRY=$root/.carry
@@ -42,6 +43,27 @@ entries=(
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 } | tee "$summary"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-4} OMP_WAIT_POLICY=passive
+# One run of TEST's cases FILTER under TOOL into LOG: clean (what ran), N errors, test failed
+# (exit E: the test's own assertion, not the sanitizer's) or timed out (not checked).
+check() {  # tool test filter log
+  local rc errors ran
+  timeout "${TIMEOUT:-300}" "$san" --tool "$1" --error-exitcode 97 --print-limit 20 \
+    "$B/$2" --gtest_brief=1 --gtest_filter="$3" > "$4" 2>&1
+  rc=$?
+  errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$4" | tail -1 | grep -oE '[0-9]+$')
+  # What ran: a test skipped (no GPU) checks nothing.
+  ran=$(grep -E '^\[  (PASSED|SKIPPED) ' "$4" | sed -E 's/^\[ *([A-Z]+) *\] ([0-9]+) tests?.*/\2 \L\1/' |
+    paste -sd, -)
+  case $rc in
+    0) echo "clean${ran:+ ($ran)}" ;;
+    97) # the first error and the kernel it was in
+        echo "${errors:-some} errors, first: $(grep -E '^========= [A-Z]' "$4" |
+          grep -vE 'COMPUTE-SANITIZER|ERROR SUMMARY|Target application' | head -1 | cut -c11-) in $(
+          grep -m1 -E '^=========     at ' "$4" | sed -E 's/^=========     at (void )?//; s/<unnamed>:://g; s/[(<].*//')" ;;
+    124) echo "timed out (not checked)" ;;
+    *) echo "test failed (exit $rc)" ;;
+  esac
+}
 start=$SECONDS
 status=0
 for tool in ${TOOLS:-memcheck}; do
@@ -53,22 +75,21 @@ for tool in ${TOOLS:-memcheck}; do
       echo "$line: not run (budget of ${BUDGET} s spent)" | tee -a "$summary"
       continue
     fi
-    log=$out/san_${tool}_$test.log
     t0=$SECONDS
-    timeout "${TIMEOUT:-300}" "$san" --tool "$tool" --error-exitcode 97 --print-limit 20 \
-      "$B/$test" --gtest_brief=1 --gtest_filter="$filter" > "$log" 2>&1
-    rc=$?
-    errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$')
-    # What ran: a test skipped (no GPU) checks nothing.
-    ran=$(grep -E '^\[  (PASSED|SKIPPED) ' "$log" | sed -E 's/^\[ *([A-Z]+) *\] ([0-9]+) tests?.*/\2 \L\1/' |
-      paste -sd, -)
-    case $rc in
-      0) result="clean${ran:+ ($ran)}" ;;
-      97) result="${errors:-some} errors"; status=1 ;;
-      124) result="timed out (not checked)" ;;
-      *) result="test failed (exit $rc)"; status=1 ;;
-    esac
+    result=$(check "$tool" "$test" "$filter" "$out/san_${tool}_$test.log")
+    [[ $result == clean* || $result == timed* ]] || status=1
     echo "$line: $result, $((SECONDS - t0)) s" | tee -a "$summary"
+    # An error ends the process's CUDA context, and every later case of the entry fails with
+    # it: each case then runs alone, so that each fault is found and named.
+    if [[ $result == *errors* && ${SPLIT:-1} != 0 ]]; then
+      i=0
+      while read -r case; do
+        i=$((i + 1))
+        t0=$SECONDS
+        echo "  $case: $(check "$tool" "$test" "$case" "$out/san_${tool}_${test}_$i.log"), $((SECONDS - t0)) s" |
+          tee -a "$summary"
+      done < <("$B/$test" --gtest_list_tests --gtest_filter="$filter" | awk '/^[^ ]/{s=$1} /^  /{print s $1}')
+    fi
   done
 done
 echo "overall sanitizer: $([[ $status == 0 ]] && echo clean || echo FOUND)" | tee -a "$summary"
