@@ -209,11 +209,12 @@ nothing_written
 #    order: within 1e-12 relative, the difference printed); with --tol the iterations within 1
 #    (and the grid bit for bit where they agree).
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-if ((gpus == 0)); then
+if [[ -z $cuda_built ]]; then
+  echo "skip: the tools were built without CUDA: the GPU-rank cases did not run"
+  bad 4 '--device cuda: built without CUDA' --poisson3d 8 --max-iter 3 --device cuda
+elif ((gpus == 0)); then
   echo "skip: no GPU (nvidia-smi finds none): the GPU-rank cases did not run"
   bad 4 '--device cuda: no usable GPU' --poisson3d 8 --max-iter 3 --device cuda
-elif [[ -z $cuda_built ]]; then
-  echo "skip: the tools were built without CUDA: the GPU-rank cases did not run"
 else
   gpu_same() {
     local nps=$1 rc want_rc=0 np verdict
