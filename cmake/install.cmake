@@ -13,6 +13,14 @@ add_library(mmtools::mm ALIAS mm)
 add_library(mmtools::kernels ALIAS mmkernels)
 add_library(mmtools::analysis ALIAS mmanalysis)
 
+# A sanitized build's libraries call into the sanitizers' runtimes: a program linking them links
+# those too.
+if(MM_SANITIZE)
+  foreach(lib mm mmkernels mmanalysis)
+    target_link_options(${lib} INTERFACE -fsanitize=address,undefined)
+  endforeach()
+endif()
+
 install(TARGETS ${MM_TOOLS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS mm mmkernels mmanalysis EXPORT mmtoolsTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -90,6 +98,9 @@ if(MM_HAVE_CUDA)
   string(APPEND MM_PC_CFLAGS " -DMM_HAVE_CUDA=1")
   string(APPEND MM_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR}"
          " -lcusolver -lcusparse -lcublas -lcudart_static -ldl -lrt -lpthread")
+endif()
+if(MM_SANITIZE)  # as the CMake targets' link options above
+  string(APPEND MM_PC_LIBS_PRIVATE " -fsanitize=address,undefined")
 endif()
 configure_file(cmake/mmtools.pc.in ${CMAKE_BINARY_DIR}/mmtools.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/mmtools.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

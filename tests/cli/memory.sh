@@ -62,8 +62,12 @@ expect_exit 4 mmspmv huge.mtx --x ones --device cpu -v
 expect_stderr '^mmspmv: needs [0-9.]+ GB, [0-9.]+ [kMG]B available \(--max-memory to change\): huge.mtx as read 48 bytes, .*huge.mtx as CSR [0-9.]+ GB, x [0-9.]+ GB, y 24.0 GB'
 # The plan raised above what the limit allows: the allocation fails all the same, reported in
 # the same way (exit 4), never a crash.
-expect_exit 4 limited mmspmv huge.mtx --x ones --device cpu --max-memory 1T -o target.mtx
-expect_stderr '^mmspmv: out of memory: an allocation failed \(the plan checked needs [0-9.]+ GB, 1099.5 GB available; --max-memory to change\)$'
+if [[ $asan_built ]]; then
+  echo "skip: an ASan build ends the process at a failed allocation: the plan raised above the limit is not run"
+else
+  expect_exit 4 limited mmspmv huge.mtx --x ones --device cpu --max-memory 1T -o target.mtx
+  expect_stderr '^mmspmv: out of memory: an allocation failed \(the plan checked needs [0-9.]+ GB, 1099.5 GB available; --max-memory to change\)$'
+fi
 # Validation is in proportion to the entries: the same file is valid within the limit.
 expect_exit 0 limited mmcheck validate huge.mtx
 grep -q '^huge.mtx: valid (coordinate real general, 3000000000 x 3000000000, 2 stored entries' out &&
