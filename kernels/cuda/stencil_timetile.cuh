@@ -58,11 +58,10 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   constexpr Shape S{W, R};
   static_assert((W == 1 || W == 2) && (W == 2 || !VEC) && R >= 1 && W * R <= 32 && S.out_y(L) > 0);
   constexpr int TX = S.threads_x();
-  constexpr int H = S.tile_y();        // rows of the tile
   constexpr int P = S.shared_row();    // a shared row
   constexpr int OX = Shape::out_x(L);  // points written along x, OY along y
   constexpr int OY = S.out_y(L);
-  constexpr int PLANE = (H + 2) * P;           // a shared plane: a border row above and below
+  constexpr int PLANE = S.plane_values();      // a shared plane: a border row above and below
   constexpr unsigned kPoints = (1u << W) - 1;  // the bits of one row's points
   using Vw = stencil::Vec<T, W>;
   extern __shared__ __align__(16) unsigned char timetile_smem[];
@@ -244,8 +243,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // The sweep then adds the change of every point of the last level, +0 where not written,
     // from values that must be finite there too: the shared planes start at 0, not at what the
     // memory held (the halo's outer points and the first steps read them before any write).
-    constexpr Shape S{W, R};
-    constexpr int kShared = 2 * L * (S.tile_y() + 2) * S.shared_row();
+    constexpr int kShared = Shape{W, R}.shared_values(L);
     extern __shared__ __align__(16) unsigned char timetile_smem[];
     T* const sh = reinterpret_cast<T*>(timetile_smem);
     for (int i = threadIdx.x; i < kShared; i += kThreads) sh[i] = T(0);

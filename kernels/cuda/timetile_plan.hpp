@@ -96,6 +96,13 @@ struct Shape {
   static MM_TIMETILE_HD constexpr int out_x(int levels) { return kTileX - 2 * levels; }
   // Rows a tile writes along y.
   MM_TIMETILE_HD constexpr int out_y(int levels) const { return tile_y() - 2 * levels; }
+  // Values of a shared plane: the tile's rows and a border row above and below.
+  MM_TIMETILE_HD constexpr int plane_values() const { return (tile_y() + 2) * shared_row(); }
+  // Values of a block's shared memory at L levels: each level's centre plane, twice (the planes
+  // of two steps alternate: one barrier a step).
+  MM_TIMETILE_HD constexpr int shared_values(int levels) const {
+    return 2 * levels * plane_values();
+  }
 };
 // Where a thread's pair is one access in global memory too: N even (the rows then start on even
 // x, and so do the tiles: x_shift). EVEN below is this, for the plan and the runner's choice of
@@ -120,9 +127,7 @@ MM_TIMETILE_HD constexpr int x_shift(int points, int levels) {
 // of 64 + 2W, H + 2 rows) so that the halo's outer points read no neighbour outside the array,
 // twice (the planes of two steps alternate: one barrier a step).
 constexpr std::size_t shared_bytes(std::size_t value_bytes, int levels, bool even) {
-  const Shape s = shape(value_bytes, levels, even);
-  return std::size_t{2} * static_cast<std::size_t>(levels) *
-         static_cast<std::size_t>(s.tile_y() + 2) * static_cast<std::size_t>(s.shared_row()) *
+  return static_cast<std::size_t>(shape(value_bytes, levels, even).shared_values(levels)) *
          value_bytes;
 }
 
