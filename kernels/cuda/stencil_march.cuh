@@ -296,7 +296,9 @@ __global__ void __launch_bounds__(512, march3v_min_blocks<RY, AHEAD>())
   // Rows y0 + q, q < RY: loadable up to the wall row n-1, computed up to n-2. What depends
   // only on the thread's points is decided once, as bit q*V + e of two masks (few registers).
   const auto row_ok = [&](int q) { return in_x && y0 + q <= n - 1; };
-  const bool lo_ok = in_x, hi_ok = in_x && y0 + RY <= n - 1;
+  // The rows just below and above them likewise (a block's last warps may hold rows past the
+  // grid: with only in_x, row y0 - 1 was read past the array's end; compute-sanitizer).
+  const bool lo_ok = in_x && y0 - 1 <= n - 1, hi_ok = in_x && y0 + RY <= n - 1;
   static_assert(RY * V <= 32);
   unsigned interior = 0, heat = 0;
 #pragma unroll

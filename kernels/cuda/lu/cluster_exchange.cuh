@@ -46,15 +46,22 @@ struct Candidate {
 
 // The push exchange's sending side, fixed for a leaf: warp b of every block sends to block b,
 // into this block's Candidate slot there (CANDS[2][blocks]), its row-j slot (ROWJ[2][W]) and
-// against its mbarrier (MBAR[2]), of the column's parity.
+// against its mbarrier (MBAR[2]), of the column's parity. st.async needs a cluster of at least
+// two blocks (compute-sanitizer's memcheck: "Cluster needs to have at least 2 blocks"), so a
+// block alone (--tune cluster=1, short leaves) stores into its own shared memory instead, with
+// no bytes for its mbarrier to await (push_bytes): the kernel's block barrier between the
+// pushes and the wait then orders them (push_leaf_kernel has one; reg_leaf_kernel adds it for a
+// block alone).
 template <class D, int W>
 struct Pusher {
   bool sender;  // this lane sends: a lane below W of warps below the blocks
   int blocks;
   unsigned cand, rowj, mbar;
+  Candidate<D, W>* own_cands;  // a block alone: its own slots
+  D* own_rowj;
   __device__ Pusher(Candidate<D, W>* cands, D* rowj_at, unsigned long long* mbar_at, int rank,
                     int blocks_)
-      : blocks(blocks_) {
+      : blocks(blocks_), own_cands(cands), own_rowj(rowj_at) {
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     sender = warp < blocks && lane < W;
     const unsigned dst = static_cast<unsigned>(min(warp, blocks - 1));
@@ -62,6 +69,7 @@ struct Pusher {
     rowj = at_rank(smem_u32(rowj_at), dst);
     mbar = at_rank(smem_u32(mbar_at), dst);
   }
+  __device__ bool alone() const { return blocks == 1; }
   // The candidate (MAG, IDX) with its row, VALUE(lane) each sending lane's, and where WITH_ROWJ
   // row j's ROWJ_VALUE(lane); the values are read by sending lanes only.
   template <class Value, class RowJ>
@@ -69,6 +77,13 @@ struct Pusher {
                        RowJ rowj_value) const {
     if (!sender) return;
     const int lane = static_cast<int>(threadIdx.x) % 32;
+    if (alone()) {
+      Candidate<D, W>& mine = own_cands[par];
+      mine.row[lane] = value(lane);
+      if (lane == 0) mine.mag = mag, mine.idx = idx;
+      if (with_rowj) own_rowj[par * W + lane] = rowj_value(lane);
+      return;
+    }
     const unsigned mb = mbar + par * sizeof(unsigned long long);
     using Cand = Candidate<D, W>;
     constexpr unsigned kRowAt = offsetof(Cand, row);
@@ -81,6 +96,13 @@ struct Pusher {
     if (with_rowj) push(rowj + (par * W + lane) * sizeof(D), rowj_value(lane), mb);
   }
 };
+
+// The bytes a block's mbarrier awaits a column: every block's candidate and row j, pushed by
+// st.async; none for a block alone (its own stores, Pusher).
+template <class D, int W>
+__device__ __forceinline__ unsigned push_bytes(int blocks) {
+  return blocks == 1 ? 0u : static_cast<unsigned>(blocks * sizeof(Candidate<D, W>) + W * sizeof(D));
+}
 
 // The pivot row (leaf-relative) among the BLOCKS candidates CP received, in every lane.
 template <class D, int W>

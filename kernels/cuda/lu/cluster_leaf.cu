@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(kLeafThreads) push_leaf_kernel(ClusterArgs<D> 
   pdl_wait();  // the stream's kernel before (pdl=on): finished, its writes visible
   const int t = threadIdx.x, lane = t % 32, warp = t / 32, c = lane % W;
   const int rank = static_cast<int>(cluster.block_rank());
-  const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
+  const unsigned bytes = push_bytes<D, W>(blocks);
   LeafClock<Timed> clk(rank == 0 && t == 0);
   if (t == 0) init_push_barriers(mbar);
   const BlockRows<D, W> rows(p, s, rank, blocks);

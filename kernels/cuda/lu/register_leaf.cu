@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
     atomicAdd(&g_reg_clock[phase], static_cast<unsigned long long>(now - last));
     last = now;
   };
-  const unsigned bytes = static_cast<unsigned>(blocks * sizeof(Cand) + W * sizeof(D));
+  const unsigned bytes = push_bytes<D, W>(blocks);
   if (t == 0) init_push_barriers(mbar);
   const int oc = outside_column(p, t, rank, blocks);
 
@@ -160,6 +160,7 @@ __global__ void __launch_bounds__(kLeafThreads, 1) reg_leaf_kernel(ClusterArgs<D
     pusher.send(
         par, bm, bi, [&](int l) { return bi >= 0 ? stage[(par * kLeafWarps + wb) * W + l] : D{}; },
         rank == 0, [&](int l) { return stagej[par * W + l]; });
+    if (pusher.alone()) __syncthreads();  // its own stores before the reads below
     sm90::mbar_wait<sm90::Scope::cluster>(smem_u32(mbar + par), static_cast<unsigned>(j >> 1) & 1u);
     const Cand* cp = cands + par * blocks;
     const int pr = received_pivot(cp, blocks);  // the pivot row, leaf-relative
