@@ -6,11 +6,13 @@
 # nothing wrote (initcheck) or misuses a barrier (synccheck) is reported even where its result
 # happened to come out right. One line an entry and tool in summary_sanitize.txt:
 #   <tool> <test> [<filter>]: clean | N errors | test failed (exit E) | timed out (not checked)
-# and the sanitizer's report in san_<tool>_<test>.log (in $OUT/sanitize.tar.gz on the device
-# tool's machine). Exit 1 if any entry found errors or failed.
+# and the sanitizer's report in san_<tool>_<test>_<k>.log, k the entry's number (in
+# $OUT/sanitize.tar.gz on the device tool's machine). Exit 1 if any entry found errors or failed.
 #   TOOLS="memcheck racecheck" (default memcheck); TIMEOUT=S a run (default 300); ENTRIES=regex
 #   picks entries by test name; BUDGET=S starts no entry after S seconds (default: none);
-#   SPLIT=0 leaves a faulting entry's cases unsplit (by default each then runs alone).
+#   SPLIT=0 leaves a faulting entry's cases unsplit (by default each then runs alone); JOBS=N
+#   entries side by side (default a quarter of the cores: the sanitizer's cost is mostly on the
+#   host, and the small cases leave the GPU idle).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=$root CARRY=$root/.carry
@@ -23,18 +25,25 @@ rm -rf "$out" && mkdir -p "$out"
 summary=$out/summary_sanitize.txt
 # The entries, most telling first: a test program and its filter (the CUDA cases on small
 # shapes; the corpus and the large rooms stay out: under the sanitizer a launch is 10-100x
-# slower).
+# slower). A program whose cases take minutes under memcheck is split over several entries, so
+# that they run side by side; the last of test_lu_cuda_leaf's takes what the others leave.
 entries=(
   "test_jacobi_timetile *MatchesCudaNormBitForBit*:*TwoDimensionsAreCudaNorms*"
   "test_stencil *CudaSmallGridsByHand*:*CudaMatchesRef*"
   "test_spmv *CudaImplsMatchRefOnAwkwardShapes*:*CudaTuningsMatchRef*"
   "test_transpose *CudaInPlaceImplsMatchRef*:*CudaOutOfPlaceImplsMatchRef*:*CudaSparseImplsMatchRefOnAwkwardShapes*"
   "test_spgemm *CudaImplsMatchRefOnAwkwardShapes*:*CudaSpgemmOnEveryRowBin*:*CudaSpmmOnWideAndNarrowB*"
-  "test_add *CudaDenseImplsMatchRef*:*CudaSparseImplsMatchRef*:*CudaMixedImplsMatchRefInBothOrders*"
+  "test_add *CudaDenseImplsMatchRef*"
+  "test_add *CudaSparseImplsMatchRef*"
+  "test_add *CudaMixedImplsMatchRefInBothOrders*"
   "test_gemm *CudaImplsMatchRef*"
   "test_jacobi *CudaMatchesRefOnAwkwardShapes*"
   "test_lu *CudaImplsMatchRef*:*CudaZeroPivotSameColumnAsCpu*"
-  "test_lu_cuda_leaf *"
+  "test_lu_cuda_leaf *EveryLeafPath*"
+  "test_lu_cuda_leaf *TiedPivots*:*ZeroPivot*:*SmallSolve*"
+  "test_lu_cuda_leaf *WidePanels*:*InverseUpdate*"
+  "test_lu_cuda_leaf *SplitUpdate*:*FourWide*:*RepeatedRuns*"
+  "test_lu_cuda_leaf -*EveryLeafPath*:*TiedPivots*:*ZeroPivot*:*SmallSolve*:*WidePanels*:*InverseUpdate*:*SplitUpdate*:*FourWide*:*RepeatedRuns*"
   "test_solve_cuda *"
   "test_solve_lu_cuda *"
 )
@@ -42,7 +51,9 @@ entries=(
   echo "commit $(cat "$CARRY/COMMIT" 2>/dev/null), $(date -u +%FT%TZ), $("$san" --version | tail -1)"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 } | tee "$summary"
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-4} OMP_WAIT_POLICY=passive
+njobs=${JOBS:-$(($(nproc) / 4))}
+((njobs >= 1)) || njobs=1
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((njobs > 1 ? 2 : 4))} OMP_WAIT_POLICY=passive
 # One run of TEST's cases FILTER under TOOL into LOG: clean (what ran), N errors, test failed
 # (exit E: the test's own assertion, not the sanitizer's) or timed out (not checked).
 check() {  # tool test filter log
@@ -64,35 +75,52 @@ check() {  # tool test filter log
     *) echo "test failed (exit $rc)" ;;
   esac
 }
+# One entry under one tool, its lines into $out/line_<k>.txt (and onto stdout as they come);
+# its status (0 clean or not checked, 1 found) into $out/status_<k>.
+run_entry() {  # k tool test filter
+  local k=$1 tool=$2 test=$3 filter=$4 line result t0 i case
+  line="$tool $test${filter:+ [$filter]}"
+  t0=$SECONDS
+  result=$(check "$tool" "$test" "$filter" "$out/san_${tool}_${test}_$k.log")
+  [[ $result == clean* || $result == timed* ]]
+  echo $(($? != 0)) > "$out/status_$k"
+  echo "$line: $result, $((SECONDS - t0)) s" | tee "$out/line_$k.txt"
+  # An error ends the process's CUDA context, and every later case of the entry fails with
+  # it: each case then runs alone, so that each fault is found and named.
+  if [[ $result == *errors* && ${SPLIT:-1} != 0 ]]; then
+    i=0
+    while read -r case; do
+      i=$((i + 1))
+      t0=$SECONDS
+      echo "  $case: $(check "$tool" "$test" "$case" "$out/san_${tool}_${test}_${k}_$i.log"), $((SECONDS - t0)) s" |
+        tee -a "$out/line_$k.txt"
+    done < <("$B/$test" --gtest_list_tests --gtest_filter="$filter" | awk '/^[^ ]/{s=$1} /^  /{print s $1}')
+  fi
+}
 start=$SECONDS
-status=0
+k=0
 for tool in ${TOOLS:-memcheck}; do
   for entry in "${entries[@]}"; do
     read -r test filter <<< "$entry"
     [[ $test =~ ${ENTRIES:-.} && -x $B/$test ]] || continue
-    line="$tool $test${filter:+ [$filter]}"
+    k=$((k + 1))
+    # At most $njobs entries at once; none started once the budget is spent.
+    while (($(jobs -rp | wc -l) >= njobs)); do wait -n; done
     if [[ -n ${BUDGET:-} ]] && ((SECONDS - start >= BUDGET)); then
-      echo "$line: not run (budget of ${BUDGET} s spent)" | tee -a "$summary"
+      echo "$tool $test${filter:+ [$filter]}: not run (budget of ${BUDGET} s spent)" | tee "$out/line_$k.txt"
       continue
     fi
-    t0=$SECONDS
-    result=$(check "$tool" "$test" "$filter" "$out/san_${tool}_$test.log")
-    [[ $result == clean* || $result == timed* ]] || status=1
-    echo "$line: $result, $((SECONDS - t0)) s" | tee -a "$summary"
-    # An error ends the process's CUDA context, and every later case of the entry fails with
-    # it: each case then runs alone, so that each fault is found and named.
-    if [[ $result == *errors* && ${SPLIT:-1} != 0 ]]; then
-      i=0
-      while read -r case; do
-        i=$((i + 1))
-        t0=$SECONDS
-        echo "  $case: $(check "$tool" "$test" "$case" "$out/san_${tool}_${test}_$i.log"), $((SECONDS - t0)) s" |
-          tee -a "$summary"
-      done < <("$B/$test" --gtest_list_tests --gtest_filter="$filter" | awk '/^[^ ]/{s=$1} /^  /{print s $1}')
-    fi
+    run_entry "$k" "$tool" "$test" "$filter" &
   done
 done
-echo "overall sanitizer: $([[ $status == 0 ]] && echo clean || echo FOUND)" | tee -a "$summary"
+wait
+# The summary in the entries' order, whatever order they finished in.
+status=0
+for ((i = 1; i <= k; i++)); do
+  cat "$out/line_$i.txt" >> "$summary"
+  [[ $(cat "$out/status_$i" 2>/dev/null) == 1 ]] && status=1
+done
+echo "overall sanitizer: $([[ $status == 0 ]] && echo clean || echo FOUND) ($k entries, $njobs at once, $((SECONDS - start)) s)" | tee -a "$summary"
 if [[ -n ${OUT:-} ]]; then
   cp "$summary" "$OUT/summary_sanitize.txt"
   tar -czf "$OUT/sanitize.tar.gz" -C "$out" .
