@@ -49,13 +49,6 @@ struct Row {
 
 using bench::fixed;
 
-Dense<double> random_dense(std::int64_t r, std::int64_t c, std::uint64_t seed) {
-  Dense<double> d(r, c);
-  std::mt19937_64 rng(seed);
-  for (auto& v : d.data) v = static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0;
-  return d;
-}
-
 // PER_ROW distinct random columns in every row, sorted.
 Csr<std::int32_t, double> random_csr(std::int64_t rows, std::int64_t cols, std::int64_t per_row,
                                      std::uint64_t seed) {
@@ -97,8 +90,8 @@ class Bench {
         std::max<double>(1, o_.working_set_gib * (1 << 30) / static_cast<double>(set_bytes)));
     std::vector<Dense<double>> a, b, c;
     for (int s = 0; s < sets; ++s) {
-      a.push_back(random_dense(n, n, 2 * s + 1));
-      b.push_back(random_dense(n, n, 2 * s + 2));
+      a.push_back(bench::random_dense(n, n, 2 * s + 1));
+      b.push_back(bench::random_dense(n, n, 2 * s + 2));
       c.emplace_back(n, n);
     }
     const double alpha = 1.5, beta = -0.75;
@@ -170,7 +163,7 @@ class Bench {
 
     // Mixed: a 4096 x 4096 dense matrix plus a sparse one of 8 entries a row.
     const std::int64_t m = 4096;
-    const auto d = random_dense(m, m, 13);
+    const auto d = bench::random_dense(m, m, 13);
     const auto s = random_csr(m, m, o_.sparse_per_row, 14);
     Dense<double> dw(m, m), dc(m, m);
     add_mixed_ref(d, 1.5, s, -0.75, dw);
@@ -257,18 +250,9 @@ class Bench {
 };
 
 template <class T>
-Dense<T> random_dense_as(std::int64_t r, std::int64_t c, std::uint64_t seed) {
-  const Dense<double> d = random_dense(r, c, seed);
-  Dense<T> t(r, c);
-  std::transform(d.data.begin(), d.data.end(), t.data.begin(),
-                 [](double v) { return static_cast<T>(v); });
-  return t;
-}
-
-template <class T>
 void gpu_dense(Bench& b, std::int64_t n) {
   using I = std::int32_t;
-  const auto a = random_dense_as<T>(n, n, 1), bb = random_dense_as<T>(n, n, 2);
+  const auto a = bench::random_dense<T>(n, n, 1), bb = bench::random_dense<T>(n, n, 2);
   Dense<T> want(n, n), c(n, n);
   const T alpha(1.5), beta(-0.75);
   add_dense_ref(a, bb, want, alpha, beta);
@@ -320,7 +304,7 @@ void gpu_all(Bench& b, const Options& o) {
   }
   // Mixed: a 8192 x 8192 dense matrix plus a sparse one of 8 entries a row.
   const std::int64_t m = 8192;
-  const auto d = random_dense(m, m, 13);
+  const auto d = bench::random_dense(m, m, 13);
   const auto s = random_csr(m, m, o.sparse_per_row, 14);
   Dense<T> want(m, m), c(m, m);
   add_mixed_ref(d, 1.5, s, -0.75, want);

@@ -5,10 +5,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include "mm/matrix.hpp"
 #include "mm/timing.hpp"
 
 namespace mm::bench {
@@ -69,6 +72,17 @@ inline std::string fixed(double v, int prec) {
   s.precision(prec);
   s << v;
   return s.str();
+}
+
+// ROWS x COLS uniform in [-1, 1) from SEED, drawn in double and rounded to T: the dense
+// operand the add, GEMM and LU benches time (no pivoting surprises, the matrix every LU paper
+// times), the same values whatever T.
+template <class T = double>
+Dense<T> random_dense(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Dense<T> d(rows, cols);
+  for (auto& v : d.data) v = static_cast<T>(static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0);
+  return d;
 }
 
 // Prints one JSON object per line to stdout (the results file collects them).

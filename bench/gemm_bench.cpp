@@ -24,7 +24,6 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <random>
 #include <sstream>
 
 #include "bench_common.hpp"
@@ -36,14 +35,6 @@ namespace po = boost::program_options;
 using nlohmann::json;
 
 namespace {
-
-template <class T>
-mm::Dense<T> random_square(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  mm::Dense<T> d(n, n);
-  for (auto& v : d.data) v = static_cast<T>(static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0);
-  return d;
-}
 
 struct Row {
   std::string precision, impl;
@@ -65,7 +56,7 @@ double rel_diff(const mm::Dense<T>& x, const mm::Dense<T>& y) {
 template <class T>
 void run_size(const std::string& prec, std::int64_t n, const std::vector<std::string>& names,
               int warmup, int repeat, double copy, int threads, std::vector<Row>& rows) {
-  const auto a = random_square<T>(n, 1), b = random_square<T>(n, 2);
+  const auto a = mm::bench::random_dense<T>(n, n, 1), b = mm::bench::random_dense<T>(n, n, 2);
   const double flops = mm::gemm_flops(n, n, n, false), bytes = mm::gemm_bytes(n, n, n, sizeof(T));
   struct Entry {
     std::string name;
@@ -149,7 +140,7 @@ std::string vendor_peer(const std::string& impl) {
 template <class T>
 void run_cuda_size(const std::string& prec, std::int64_t n, const std::vector<std::string>& names,
                    int warmup, int repeat, double copy, std::vector<Row>& rows) {
-  const auto a = random_square<T>(n, 1), b = random_square<T>(n, 2);
+  const auto a = mm::bench::random_dense<T>(n, n, 1), b = mm::bench::random_dense<T>(n, n, 2);
   const double flops = mm::gemm_flops(n, n, n, false), bytes = mm::gemm_bytes(n, n, n, sizeof(T));
   mm::Dense<T> blas_c;
   std::map<std::string, double> vendor_t;  // seconds of each vendor peer at this size

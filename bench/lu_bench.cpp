@@ -43,19 +43,9 @@ namespace {
 
 using namespace mm;
 
-// Uniform in [-1, 1): no pivoting surprises, the matrix every LU paper times.
-Dense<double> random_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
-  Dense<double> a(rows, cols);
-  std::uint64_t s = seed;
-  for (auto& v : a.data) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    v = static_cast<double>(s >> 11) * 0x1p-52 - 1.0;
-  }
-  return a;
-}
-
+// The operands: uniform in [-1, 1) (bench::random_dense), square unless said.
 Dense<double> random_matrix(std::int64_t n, std::uint64_t seed) {
-  return random_matrix(n, n, seed);
+  return bench::random_dense(n, n, seed);
 }
 
 struct Row {
@@ -104,7 +94,7 @@ std::vector<std::int64_t> parse_list(const std::string& s) {
 // a second of DGEMM and clocks down, 45-53 TFLOP/s at n = 32768 against 61 on zeros).
 double gemm_bound_rate(std::int64_t n, std::int64_t nb, int repeat) {
   const std::int64_t m = std::max<std::int64_t>(n - nb, 1);
-  const Dense<double> a = random_matrix(m, nb, 7), b = random_matrix(nb, m, 8);
+  const Dense<double> a = bench::random_dense(m, nb, 7), b = bench::random_dense(nb, m, 8);
   Dense<double> c(m, m);
   GemmProblem<double> p;
   p.a = &a, p.b = &b, p.c = &c;
