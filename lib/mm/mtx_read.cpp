@@ -255,18 +255,25 @@ class BodyParser {
     return false;
   }
 
+  // A coordinate entry's row and column at P (moved past them): in range, off the diagonal of a
+  // skew-symmetric matrix, stored at K (0-based).
+  [[gnu::always_inline]] bool parse_position(const char*& p, const char* e, std::int64_t k) const {
+    std::int64_t r = 0, c = 0;
+    if (!parse_index(p, e, r) || p == e || !is_blank(*p)) return false;
+    p = skip_blanks(p, e);
+    if (!parse_index(p, e, c) || !token_end(p, e)) return false;
+    if (r < 1 || r > h_.rows || c < 1 || c > h_.cols) return false;
+    if (r == c && h_.symmetry == Symmetry::skew_symmetric) return false;
+    m_.row[k] = r - 1;
+    m_.col[k] = c - 1;
+    return true;
+  }
+
   // Fast path: true when the line is a well-formed entry, stored at K.
   bool parse_entry(const char* p, const char* e, std::int64_t k) const {
     p = skip_blanks(p, e);
     if (h_.format == Format::coordinate) {
-      std::int64_t r = 0, c = 0;
-      if (!parse_index(p, e, r) || p == e || !is_blank(*p)) return false;
-      p = skip_blanks(p, e);
-      if (!parse_index(p, e, c) || !token_end(p, e)) return false;
-      if (r < 1 || r > h_.rows || c < 1 || c > h_.cols) return false;
-      if (r == c && h_.symmetry == Symmetry::skew_symmetric) return false;
-      m_.row[k] = r - 1;
-      m_.col[k] = c - 1;
+      if (!parse_position(p, e, k)) return false;
       if (h_.field != Field::pattern) {
         if (p == e) return false;
         p = skip_blanks(p, e);
@@ -299,21 +306,13 @@ class BodyParser {
   // whatever follows the indices unread.
   bool parse_valued_pattern_entry(const char* p, const char* e, std::int64_t k) const {
     p = skip_blanks(p, e);
-    std::int64_t r = 0, c = 0;
-    if (!parse_index(p, e, r) || p == e || !is_blank(*p)) return false;
-    p = skip_blanks(p, e);
-    if (!parse_index(p, e, c) || !token_end(p, e)) return false;
-    if (r < 1 || r > h_.rows || c < 1 || c > h_.cols) return false;
-    if (r == c && h_.symmetry == Symmetry::skew_symmetric) return false;
+    if (!parse_position(p, e, k)) return false;
     int values = 0;
     for (p = skip_blanks(p, e); p < e; p = skip_blanks(p, e)) {
       double v = 0;
       if (++values > 2 || !parse_double(p, e, v) || !token_end(p, e)) return false;
     }
-    if (values == 0) return false;
-    m_.row[k] = r - 1;
-    m_.col[k] = c - 1;
-    return true;
+    return values > 0;
   }
 
   // Slow path: what exactly is wrong with LINE.
