@@ -487,10 +487,9 @@ int main(int argc, char** argv) {
                                                        "commit id stored in each record")(
       "child-read", po::value(&child_path), "internal: measure one read's peak memory")(
       "child-impl", po::value(&child_impl), "internal: mm or naive");
+  po::variables_map vm;
+  if (!mm::bench::parse_options(argc, argv, desc, vm, "mtx_io_bench")) return 2;
   try {
-    po::variables_map vm;
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    po::notify(vm);
     if (vm.count("help")) {
       std::cout << desc << "\n";
       return 0;

@@ -457,10 +457,9 @@ int main(int argc, char** argv) {
       "--device cpu: only the dense copy / cpu-blocked pairs (double, float)")(
       "device", po::value(&o.device)->default_value(o.device),
       "cpu, or cuda: the CUDA implementations against cuBLAS / cuSPARSE (use --repeat 20)");
+  po::variables_map vm;
+  if (!mm::bench::parse_options(argc, argv, desc, vm, "transpose_bench")) return 2;
   try {
-    po::variables_map vm;
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    po::notify(vm);
     if (vm.count("help")) {
       std::cout << desc << "\n";
       return 0;
