@@ -15,12 +15,13 @@
 #   host, and the small cases leave the GPU idle).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-ROOT=$root CARRY=$root/.carry
+# MM_CARRY and MM_SANITIZE_OUT: another carried build and work folder (tests/cli/gpu_sanitize.sh).
+ROOT=$root CARRY=${MM_CARRY:-$root/.carry}
 # shellcheck source=scripts/device-env.sh
 source "$root/scripts/device-env.sh"
 san=${SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 [[ -x $san ]] || { echo "gpu-sanitize: no compute-sanitizer ($san)" >&2; exit 2; }
-out=/tmp/mm-sanitize-out
+out=${MM_SANITIZE_OUT:-/tmp/mm-sanitize-out}
 rm -rf "$out" && mkdir -p "$out"
 summary=$out/summary_sanitize.txt
 # The entries, most telling first: a test program and its filter (the CUDA cases on small
