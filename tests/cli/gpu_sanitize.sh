@@ -8,10 +8,12 @@ source "$(dirname "$0")/common.bash"
 cd "$TMP"
 script="$MM_ROOT/scripts/gpu-sanitize.sh"
 mkdir -p carry/bin fake outdir
-# The entries' test programs, from the script itself.
-mapfile -t programs < <(sed -n '/^entries=(/,/^)/p' "$script" | grep -oE '^  "([a-z]+:)?test_[a-z_]+' |
-  sed -E 's/^  "([a-z,]+:)?//' | sort -u)
-entries=$(sed -n '/^entries=(/,/^)/p' "$script" | grep -c '^  "')
+# The entries' test programs in the entries' order (a TOOL[,TOOL]: prefix dropped), from the
+# script itself; each program once.
+order=$(sed -n '/^entries=(/,/^)/p' "$script" | grep -oE '^  "([a-z,]+:)?test_[a-z_]+' |
+  sed -E 's/^  "([a-z,]+:)?//')
+mapfile -t programs < <(sort -u <<< "$order")
+entries=$(wc -l <<< "$order")
 ((${#programs[@]} >= 10 && entries >= ${#programs[@]})) && pass "${#programs[@]} programs, $entries entries" ||
   fail "entries not read from the script: ${programs[*]}"
 for p in "${programs[@]}"; do
@@ -52,9 +54,8 @@ lines() { grep -cE "^$1 test_" "$summary" || true; }
 # ---- every entry clean, three at once: the entries' order, exit 0, $OUT's files ---------------
 expect_exit 0 env JOBS=3 OUT="$TMP/outdir" bash "$script"
 [[ $(lines memcheck) == "$entries" ]] && pass "a line an entry" || fail "$(lines memcheck) lines: $(cat "$summary")"
-want=$(sed -n '/^entries=(/,/^)/p' "$script" | grep -oE '^  "([a-z,]+:)?test_[a-z_]+' | sed -E 's/^  "([a-z,]+:)?//')
 got=$(grep -oE '^memcheck test_[a-z_]+' "$summary" | cut -d' ' -f2 || true)
-[[ $got == "$want" ]] && pass "the summary in the entries' order" || fail "order: $got"
+[[ $got == "$order" ]] && pass "the summary in the entries' order" || fail "order: $got"
 [[ $(grep -c ': clean (2 passed), [0-9]* s$' "$summary") == "$entries" ]] && pass "each clean, with what ran" ||
   fail "not all clean: $(cat "$summary")"
 grep -qE "^overall sanitizer: clean \($entries entries, 3 at once, [0-9]+ s\)$" "$summary" &&
@@ -84,7 +85,7 @@ grep -qE '^memcheck test_jacobi \[[^]]*\]: test failed \(exit 1\)' "$summary" &&
 
 # ---- ENTRIES, TOOLS, BUDGET ---------------------------------------------------------------------
 expect_exit 0 env ENTRIES=test_add bash "$script"
-[[ $(lines memcheck) == $(grep -cE '^  "([a-z,]+:)?test_add ' "$script") && $(grep -c test_add "$summary") == $(lines memcheck) ]] &&
+[[ $(lines memcheck) == $(grep -c '^test_add$' <<< "$order") && $(grep -c test_add "$summary") == $(lines memcheck) ]] &&
   pass "ENTRIES picks test_add's entries" || fail "ENTRIES: $(cat "$summary")"
 expect_exit 0 env TOOLS="memcheck racecheck" ENTRIES='test_jacobi$|test_spgemm' bash "$script"
 [[ $(lines memcheck) == 2 && $(lines racecheck) == 2 ]] && pass "an entry a tool" || fail "TOOLS: $(cat "$summary")"
