@@ -164,7 +164,7 @@ MM_TIMETILE_HD constexpr bool even_split(int levels) {
 // past m in a column: none), and block b marches the SPAN slots from (b % lanes) stride +
 // (b / lanes) span on (up to SLOTS), a column at a time. Chunks: stride = chunks x chunk, span =
 // chunk, lanes = the columns (a wave takes the same chunk of neighbouring columns); the even
-// split: stride = m, lanes = 1 (block b the b-th equal share of the line).
+// split: stride = m + L + 1 (even_stride), lanes = 1 (block b the b-th equal share of the line).
 struct Split {
   std::int64_t gx = 1;  // tiles along x
   std::int64_t stride = 1, span = 1, lanes = 1, slots = 1;
@@ -204,30 +204,50 @@ struct TileLaunch {
   }
 };
 
-// Steps of the slowest block, each column of TILES tiles in C chunks of M planes, RESIDENT
-// blocks at once: a block makes chunk + 2L steps (the L planes before and after its chunk are
-// read again), and the blocks run in waves of RESIDENT.
+// The steps march_column makes for the planes [Z0, Z1) of a column at L levels: from plane
+// max(z0 - L, 0) to z1 - 1 + L, so L + 1 more than the planes where z0 = 1 (the column's
+// start), 2L more elsewhere.
+constexpr std::int64_t segment_steps(std::int64_t z0, std::int64_t z1, int levels) {
+  return z1 - 1 + levels - (z0 - levels > 0 ? z0 - levels : 0) + 1;
+}
+// Steps of the slowest block, each column of TILES tiles in C chunks of M planes (the last
+// chunk may hold fewer; none empty), RESIDENT blocks at once: the blocks run in waves of
+// RESIDENT, and a chunk makes segment_steps (its planes and 2L more, L + 1 at the column's
+// start).
 constexpr std::int64_t chunk_steps(std::int64_t tiles, std::int64_t resident, std::int64_t m,
                                    int levels, std::int64_t c) {
-  const std::int64_t waves = (tiles * c + resident - 1) / resident;
-  return waves * ((m + c - 1) / c + 2 * levels);
+  const std::int64_t chunk = (m + c - 1) / c, count = (m + chunk - 1) / chunk;
+  const std::int64_t waves = (tiles * count + resident - 1) / resident;
+  std::int64_t worst = segment_steps(1, 1 + chunk, levels);  // the first
+  const std::int64_t last = segment_steps(1 + (count - 1) * chunk, m + 1, levels);
+  if (count > 1 && last > worst) worst = last;
+  if (count > 2 && chunk + 2 * levels > worst) worst = chunk + 2 * levels;  // one between
+  return waves * worst;
 }
-// The even split: the columns' TILES x M planes in RESIDENT equal shares (one wave; each share
-// at least a plane), and the steps of the slowest block, whose share may reach over into one
-// column more each M planes (2L more steps each).
-constexpr std::int64_t even_share(std::int64_t tiles, std::int64_t resident, std::int64_t m) {
+// The even split: RESIDENT blocks take equal shares of a line of slots (one wave), each column
+// of M planes M + L + 1 slots of it, the last L + 1 empty (even_stride). A share within a
+// column then costs its slots and 2L steps; one reaching into the next column costs as much:
+// its planes are L + 1 fewer than its slots, and the next column's start costs L + 1 steps
+// more. Counting the planes alone, a share reaching into a second column cost its planes and
+// 3L + 1 steps: at N = 256, 132 blocks at once, in double (35 columns of 254 planes) the
+// slowest block made 81 steps, now 77; in single (25 columns) 62, now 58 (empty slots of 0 to
+// 10 planes: 77-81 and 58-62 steps, L + 1 the fewest or one more at every N from 130 to 768).
+constexpr std::int64_t even_stride(std::int64_t m, int levels) {
+  return m + levels + 1;
+}
+constexpr std::int64_t even_share(std::int64_t tiles, std::int64_t resident, std::int64_t m,
+                                  int levels) {
   const std::int64_t r = resident < 1 ? 1 : resident;
-  return (tiles * m + r - 1) / r;
+  return (tiles * even_stride(m, levels) + r - 1) / r;
 }
-constexpr std::int64_t even_steps(std::int64_t share, std::int64_t m, int levels) {
-  const std::int64_t columns = (share + m - 2) / m + 1;  // at most, a share's start anywhere
-  return share + 2 * levels * columns;
+// The steps of the slowest block under the even split: its share's slots and 2L.
+constexpr std::int64_t even_steps(std::int64_t share, int levels) {
+  return share + 2 * levels;
 }
 
 // Chunks each column of TILES tiles is cut into for M planes, RESIDENT blocks at once:
-// REQUESTED when > 0 (--tune chunks=C, at most M), else the fewest steps: a block makes
-// chunk + 2L steps (the L planes before and after its chunk are read again), and the blocks
-// run in waves of RESIDENT, so the run takes about waves(c) * (ceil(M / c) + 2L) steps; the
+// REQUESTED when > 0 (--tune chunks=C, at most M), else the fewest steps (chunk_steps: the
+// waves of RESIDENT blocks, each a chunk and 2L planes before and after it read again); the
 // smallest c of the least.
 inline std::int64_t chunks(std::int64_t tiles, std::int64_t resident, std::int64_t m, int levels,
                            int requested) {
@@ -269,14 +289,15 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   const std::int64_t columns = l.gx * l.gy;
   const std::int64_t at_once = std::max<std::int64_t>(1, resident);
   const std::int64_t c = chunks(columns, at_once, m, levels, requested);
-  const std::int64_t share = even_share(columns, at_once, m);
+  const std::int64_t share = even_share(columns, at_once, m, levels);
   const bool even =
       even_split(levels) &&
       (split == 2 || (split == 0 && requested == 0 &&
-                      even_steps(share, m, levels) < chunk_steps(columns, at_once, m, levels, c)));
+                      even_steps(share, levels) < chunk_steps(columns, at_once, m, levels, c)));
   if (even) {
     l.gz = 0;
-    l.split = {l.gx, m, share, 1, columns * m};
+    const std::int64_t stride = even_stride(m, levels);
+    l.split = {l.gx, stride, share, 1, columns * stride};
   } else {
     const std::int64_t chunk = (m + c - 1) / c;
     l.gz = (m + chunk - 1) / chunk;  // no empty chunk at the end

@@ -128,7 +128,7 @@ void expect_split_covers(const timetile::TileLaunch& l, std::int64_t m, const st
   std::vector<int> seen(static_cast<std::size_t>(columns * m), 0);
   std::int64_t segments = 0, most = 0;
   for (std::int64_t b = 0; b < l.blocks(); ++b) {
-    std::int64_t mine = 0;
+    std::int64_t steps = 0;  // the block's, as march_column makes them
     timetile::for_each_share(l.split, b, m, [&](std::int64_t c, std::int64_t z0, std::int64_t z1) {
       ASSERT_GE(c, 0) << what;
       ASSERT_LT(c, columns) << what;
@@ -136,15 +136,16 @@ void expect_split_covers(const timetile::TileLaunch& l, std::int64_t m, const st
       ASSERT_LT(z0, z1) << what;
       ASSERT_LE(z1, m + 1) << what;
       for (std::int64_t z = z0; z < z1; ++z) ++seen[static_cast<std::size_t>(c * m + z - 1)];
-      ++segments, ++mine;
+      ++segments;
+      steps += timetile::segment_steps(z0, z1, l.levels);
     });
-    most = std::max(most, mine);
+    most = std::max(most, steps);
   }
   for (std::size_t i = 0; i < seen.size(); ++i)
     ASSERT_EQ(seen[i], 1) << what << " column " << i / m << " plane " << 1 + i % m;
   if (l.even()) {
     EXPECT_EQ(l.gz, 0) << what;
-    EXPECT_LE(most, (l.chunk() + m - 2) / m + 1) << what;  // even_steps' count of columns
+    EXPECT_LE(most, timetile::even_steps(l.chunk(), l.levels)) << what;
   } else {
     EXPECT_EQ(segments, columns * l.gz) << what;  // one chunk a block
     EXPECT_EQ(l.blocks(), columns * l.gz) << what;
@@ -163,7 +164,7 @@ TEST(TimeTile, EvenSplitSharesThePlanes) {
               timetile::plan(heated_room(3, n), bytes, 4, 0, resident, split);
           const std::int64_t m = n - 2, columns = l.gx * l.gy;
           const bool fewer =
-              timetile::even_steps(timetile::even_share(columns, resident, m), m, 4) <
+              timetile::even_steps(timetile::even_share(columns, resident, m, 4), 4) <
               timetile::chunk_steps(columns, resident, m, 4,
                                     timetile::chunks(columns, resident, m, 4, 0));
           EXPECT_EQ(l.even(), split == 2 || (split == 0 && fewer)) << what;
@@ -174,13 +175,21 @@ TEST(TimeTile, EvenSplitSharesThePlanes) {
         }
   // The code's choice: the even split where it makes fewer steps. Double at N = 384, 132 blocks
   // at once: 7 x 10 tiles, the chunks 7 of 55 planes (490 blocks, 4 waves of 63 steps); even, 132
-  // shares of 203 planes, at most 203 + 2 x 8 steps.
+  // shares of 206 slots of the 70 columns' 382 + 5, at most 206 + 8 steps.
   timetile::TileLaunch l = timetile::plan(heated_room(3, 384), 8, 4, 0, 132);
   EXPECT_TRUE(l.even());
-  EXPECT_EQ(l.chunk(), (70 * 382 + 131) / 132);
-  EXPECT_EQ(l.blocks(), (70 * 382 + l.chunk() - 1) / l.chunk());
+  EXPECT_EQ(l.split.stride, 382 + 5);
+  EXPECT_EQ(l.chunk(), 206);
+  EXPECT_EQ(l.blocks(), 132);
   EXPECT_EQ(timetile::chunk_steps(70, 132, 382, 4, 7), 4 * (55 + 8));
-  EXPECT_EQ(timetile::even_steps(l.chunk(), 382, 4), l.chunk() + 2 * 8);
+  EXPECT_EQ(timetile::even_steps(l.chunk(), 4), 206 + 8);
+  // N = 256: 5 x 7 tiles of 254 planes; 69 slots a block and at most 77 steps, where equal
+  // shares of the planes alone (68) made up to 81 in the blocks reaching into a second column.
+  l = timetile::plan(heated_room(3, 256), 8, 4, 0, 132);
+  EXPECT_TRUE(l.even());
+  EXPECT_EQ(l.gx * l.gy, 35);
+  EXPECT_EQ(l.chunk(), 69);
+  expect_split_covers(l, 254, "N = 256");
   // At N = 512 the chunks take one wave (130 blocks of 510 planes), as few steps: the chunks.
   l = timetile::plan(heated_room(3, 512), 8, 4, 0, 132);
   EXPECT_FALSE(l.even());
