@@ -364,6 +364,21 @@ TYPED_TEST(TimeTileTypes, MatchesCudaNormBitForBit) {
   EXPECT_EQ(ran, 8 * static_cast<int>(ks.size()) * 5 * 6);
 }
 
+// A small room at every level, under the chunks and the even split: each of the sweep's
+// kernels run a pass or two on one tile and on two tiles each way. Small enough for
+// compute-sanitizer's racecheck (scripts/gpu-sanitize.sh), which spends minutes on one case of
+// the tests above.
+TYPED_TEST(TimeTileTypes, SmallRoomsEveryLevel) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  std::vector<int> ks{1, 2, 3, 4};
+  if (sizeof(T) == 4) ks.insert(ks.end(), {6, 8});
+  for (const int k : ks)
+    for (const std::int64_t n : {17, 66})
+      for (const JacobiTuning& tune : {JacobiTuning{}, JacobiTuning{0, 0, 0, 0, 0, 0, 2}})
+        expect_timetile_as_cuda_norm<T>(3, n, JacobiStop{2 * k + 1, -1, k}, tune, k, false);
+}
+
 // Larger rooms, several tiles each way and the default chunks: N = 200 and 257 (not a
 // multiple of the vector width), K sweeps from the precision's default, the change every K.
 TYPED_TEST(TimeTileTypes, LargerRoomsMatchCudaNorm) {
