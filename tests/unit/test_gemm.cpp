@@ -176,6 +176,15 @@ TYPED_TEST(GemmTypes, CudaImplsMatchRef) {
   EXPECT_GT(check_cuda_impls<TypeParam>(gpu_dims(), false, 500), 0) << "no CUDA implementation";
 }
 
+// Every CUDA implementation on a few shapes that end inside each kernel's tiles (16, 32, 128 and
+// 256 wide; k past a slice): the size at which compute-sanitizer's racecheck finishes
+// (scripts/gpu-sanitize.sh), where it did not finish one case of the test above in 470 s.
+TYPED_TEST(GemmTypes, CudaImplsOnSmallShapes) {
+  MM_REQUIRE_GPU();
+  const std::vector<Dims> dims{{33, 33, 33}, {129, 130, 131}, {1, 97, 1}, {17, 300, 40}};
+  EXPECT_GT(check_cuda_impls<TypeParam>(dims, false, 700), 0) << "no CUDA implementation";
+}
+
 // Inputs exact in TF32 with every partial sum exact in FP32 (k <= 1000: sums are multiples
 // of 2^-12 below 2^12): the TF32 tensor kernel must then agree with ref to FP32 accuracy,
 // which catches a misplaced fragment that the looser TF32 tolerance might let through.

@@ -228,16 +228,11 @@ void expect_reported(const std::vector<std::string>& items, const nlohmann::json
   }
 }
 
-// Each leaf setting against lu_ref: random (pivoting) matrices at sizes around the leaf
-// widths, a narrow last panel (1100, nb 128) and several look-ahead steps; pivots equal in
-// double (the column maxima are far apart), factors within the backward-error bound.
-TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
-  MM_REQUIRE_GPU();
-  using T = TypeParam;
+// Each leaf setting against lu_ref on random (pivoting) N x N matrices, seeds from SEED: pivots
+// equal in double (the column maxima are far apart), factors within the backward-error bound.
+template <class T>
+void expect_every_leaf_path(const std::vector<std::int64_t>& sizes, std::uint64_t seed) {
   constexpr bool kDouble = std::is_same_v<real_type_t<T>, double>;
-  std::vector<std::int64_t> sizes{7, 33, 300, 1100};
-  if (!is_complex_v<T>) sizes.push_back(2048);  // the serial complex ref would take minutes
-  std::uint64_t seed = 900;
   for (const std::int64_t n : sizes) {
     const Dense<T> a = test::random_dense<T>(n, n, seed++);
     const auto want = ref_factors(a);
@@ -263,6 +258,22 @@ TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
       }
     }
   }
+}
+
+// Sizes around the leaf widths, within one panel: small enough for compute-sanitizer's racecheck
+// (scripts/gpu-sanitize.sh) on the leaves' exchanges between the blocks of a cluster.
+TYPED_TEST(LuLeafTypes, EveryLeafPathOnOnePanel) {
+  MM_REQUIRE_GPU();
+  expect_every_leaf_path<TypeParam>({7, 33}, 900);
+}
+
+// Larger sizes: several panels, a narrow last one (1100, nb 128), and look-ahead steps.
+TYPED_TEST(LuLeafTypes, EveryLeafPathMatchesRef) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  std::vector<std::int64_t> sizes{300, 1100};
+  if (!is_complex_v<T>) sizes.push_back(2048);  // the serial complex ref would take minutes
+  expect_every_leaf_path<T>(sizes, 902);
 }
 
 // Panels wider than the small solve's 256 rows against lu_ref, under the default leaves, the
