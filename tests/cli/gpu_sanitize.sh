@@ -89,6 +89,11 @@ expect_exit 0 env ENTRIES=test_add bash "$script"
   pass "ENTRIES picks test_add's entries" || fail "ENTRIES: $(cat "$summary")"
 expect_exit 0 env TOOLS="memcheck racecheck" ENTRIES='test_jacobi$|test_spgemm' bash "$script"
 [[ $(lines memcheck) == 2 && $(lines racecheck) == 2 ]] && pass "an entry a tool" || fail "TOOLS: $(cat "$summary")"
+# An entry's TOOL[,TOOL]: prefix keeps it to those tools.
+memcheck_only=$(sed -n '/^entries=(/,/^)/p' "$script" | grep -c '^  "memcheck:' || true)
+expect_exit 0 env TOOLS="memcheck racecheck" bash "$script"
+((memcheck_only > 0)) && [[ $(lines memcheck) == "$entries" && $(lines racecheck) == $((entries - memcheck_only)) ]] &&
+  pass "memcheck: entries ($memcheck_only) not run under racecheck" || fail "tool prefix: $(cat "$summary")"
 expect_exit 0 env BUDGET=0 bash "$script"
 [[ $(grep -c ': not run (budget of 0 s spent)$' "$summary") == "$entries" ]] && pass "nothing started past the budget" ||
   fail "budget: $(cat "$summary")"
