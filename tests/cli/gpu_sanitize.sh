@@ -48,6 +48,8 @@ EOF
 printf '#!/bin/sh\necho "Fake GPU, 0.0"\n' > fake/nvidia-smi
 chmod +x fake/sanitizer fake/nvidia-smi
 export MM_CARRY=$TMP/carry MM_SANITIZE_OUT=$TMP/work SANITIZER=$TMP/fake/sanitizer PATH="$TMP/fake:$PATH"
+# The device tool's machine sets OUT for what comes back: the stand-ins' summary is not for it.
+unset OUT
 summary=$TMP/work/summary_sanitize.txt
 lines() { grep -cE "^$1 test_" "$summary" || true; }
 
