@@ -96,6 +96,16 @@ memcheck_only=$(sed -n '/^entries=(/,/^)/p' "$script" | grep -c '^  "memcheck:' 
 expect_exit 0 env TOOLS="memcheck racecheck" bash "$script"
 ((memcheck_only > 0)) && [[ $(lines memcheck) == "$entries" && $(lines racecheck) == $((entries - memcheck_only)) ]] &&
   pass "memcheck: entries ($memcheck_only) not run under racecheck" || fail "tool prefix: $(cat "$summary")"
+# Each entry under every tool before the next: the first entry's racecheck line comes before the
+# second entry's memcheck line, and the last racecheck line before the first memcheck-only entry.
+first=$(head -1 <<< "$order")
+tools_order=$(grep -E '^(memcheck|racecheck) test_' "$summary" | head -3 | cut -d' ' -f1,2 | paste -sd' ')
+[[ $tools_order == "memcheck $first racecheck $first memcheck "* ]] &&
+  pass "an entry under each tool before the next" || fail "tools' order: $tools_order"
+last_race=$(grep -nE '^racecheck test_' "$summary" | tail -1 | cut -d: -f1)
+memcheck_first=$(grep -nE '^memcheck test_' "$summary" | sed -n "$((entries - memcheck_only + 1))p" | cut -d: -f1)
+((last_race < memcheck_first)) && pass "the memcheck-only entries last" ||
+  fail "racecheck line $last_race after memcheck-only line $memcheck_first"
 expect_exit 0 env BUDGET=0 bash "$script"
 [[ $(grep -c ': not run (budget of 0 s spent)$' "$summary") == "$entries" ]] && pass "nothing started past the budget" ||
   fail "budget: $(cat "$summary")"
