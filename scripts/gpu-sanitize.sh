@@ -5,7 +5,8 @@
 # writes out of bounds (memcheck), races on shared memory (racecheck), reads global memory
 # nothing wrote (initcheck) or misuses a barrier (synccheck) is reported even where its result
 # happened to come out right. One line an entry and tool in summary_sanitize.txt:
-#   <tool> <test> [<filter>]: clean | N errors | test failed (exit E) | timed out (not checked)
+#   <tool> <test> [<filter>]: clean | N errors | test failed (exit E)
+#     | timed out (not checked: F of C cases finished)
 # and the sanitizer's report in san_<tool>_<test>_<k>.log, k the entry's number (in
 # $OUT/sanitize.tar.gz on the device tool's machine). Exit 1 if any entry found errors or failed.
 #   TOOLS="memcheck racecheck" (default memcheck); TIMEOUT=S a run (default 300); ENTRIES=regex
@@ -64,11 +65,12 @@ njobs=${JOBS:-$(($(nproc) / 4))}
 ((njobs >= 1)) || njobs=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((njobs > 1 ? 2 : 4))} OMP_WAIT_POLICY=passive
 # One run of TEST's cases FILTER under TOOL into LOG: clean (what ran), N errors, test failed
-# (exit E: the test's own assertion, not the sanitizer's) or timed out (not checked).
+# (exit E: the test's own assertion, not the sanitizer's) or timed out (not checked: how many of
+# its cases finished first, so that a smaller entry can be made of those).
 check() {  # tool test filter log
   local rc errors ran
   timeout "${TIMEOUT:-300}" "$san" --tool "$1" --error-exitcode 97 --print-limit 20 \
-    "$B/$2" --gtest_brief=1 --gtest_filter="$3" > "$4" 2>&1
+    "$B/$2" --gtest_filter="$3" > "$4" 2>&1
   rc=$?
   errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$4" | tail -1 | grep -oE '[0-9]+$')
   # What ran: a test skipped (no GPU) checks nothing.
@@ -80,7 +82,8 @@ check() {  # tool test filter log
         echo "${errors:-some} errors, first: $(grep -E '^========= [A-Z]' "$4" |
           grep -vE 'COMPUTE-SANITIZER|ERROR SUMMARY|Target application' | head -1 | cut -c11-) in $(
           grep -m1 -E '^=========     at ' "$4" | sed -E 's/^=========     at (void )?//; s/<unnamed>:://g; s/[(<].*//')" ;;
-    124) echo "timed out (not checked)" ;;
+    124) echo "timed out (not checked: $(grep -cE '^\[ +OK \]' "$4") of $(
+          "$B/$2" --gtest_list_tests --gtest_filter="$3" | grep -c '^  ') cases finished)" ;;
     *) echo "test failed (exit $rc)" ;;
   esac
 }
