@@ -232,6 +232,12 @@ constexpr std::int64_t chunk_steps(std::int64_t tiles, std::int64_t resident, st
 // 3L + 1 steps: at N = 256, 132 blocks at once, in double (35 columns of 254 planes) the
 // slowest block made 81 steps, now 77; in single (25 columns) 62, now 58 (empty slots of 0 to
 // 10 planes: 77-81 and 58-62 steps, L + 1 the fewest or one more at every N from 130 to 768).
+// Every column's slot costs the same: the last row of tiles, whose warps past the room compute
+// planes nothing needs (9 of 16 at N = 256 in double), was weighed by its working warps, those
+// warps keeping only the barriers, and lost (H200: 0.75-1.11 against 1.04-1.65 of the copy
+// bound; unweighted 0.90-1.16): a step with fewer warps is not much shorter (in single about
+// 0.8-0.9 of a full one with 9 of 16 warps working), and any branch around march_column cost
+// 14-32% (in double ptxas then spills) (bench/results/issue16_twentyninth_pass_*.md).
 constexpr std::int64_t even_stride(std::int64_t m, int levels) {
   return m + levels + 1;
 }
