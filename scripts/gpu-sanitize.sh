@@ -30,9 +30,9 @@ summary=$out/summary_sanitize.txt
 # slower). TOOL[,TOOL]: before the test keeps an entry to those tools: the cases racecheck did
 # not finish one of in 470 s, or that take minutes under memcheck, are memcheck's; the first
 # entries were cut small for every tool (on the H200 racecheck finished stencil's, GEMM's,
-# transpose's and Jacobi's in 4-136 s; the time-tiled rooms and the LU leaf's panel not in 185). A program whose cases take minutes under memcheck is
-# split over several entries, so that they run side by side; the last of test_lu_cuda_leaf's
-# takes what the others leave.
+# transpose's and Jacobi's in 4-136 s; the time-tiled rooms and the LU leaf's panel not in
+# 185). A program whose cases take minutes under memcheck is split over several entries, so
+# that they run side by side; the last of test_lu_cuda_leaf's takes what the others leave.
 entries=(
   "test_jacobi_timetile *SmallRoomsEveryLevel*"
   "test_stencil *CudaSmallGridsByHand*"
@@ -90,9 +90,8 @@ check() {  # tool test filter log
 }
 # One entry under one tool, its lines into $out/line_<k>.txt (and onto stdout as they come);
 # its status (0 clean or not checked, 1 found) into $out/status_<k>.
-run_entry() {  # k tool test filter
-  local k=$1 tool=$2 test=$3 filter=$4 line result t0 i case
-  line="$tool $test${filter:+ [$filter]}"
+run_entry() {  # k tool test filter line
+  local k=$1 tool=$2 test=$3 filter=$4 line=$5 result t0 i case
   t0=$SECONDS
   result=$(check "$tool" "$test" "$filter" "$out/san_${tool}_${test}_$k.log")
   [[ $result == clean* || $result == timed* ]]
@@ -123,13 +122,14 @@ for entry in "${entries[@]}"; do
     fi
     [[ $test =~ ${ENTRIES:-.} && -x $B/$test ]] || continue
     k=$((k + 1))
+    line="$tool $test${filter:+ [$filter]}"
     # At most $njobs entries at once; none started once the budget is spent.
     while (($(jobs -rp | wc -l) >= njobs)); do wait -n; done
     if [[ -n ${BUDGET:-} ]] && ((SECONDS - start >= BUDGET)); then
-      echo "$tool $test${filter:+ [$filter]}: not run (budget of ${BUDGET} s spent)" | tee "$out/line_$k.txt"
+      echo "$line: not run (budget of ${BUDGET} s spent)" | tee "$out/line_$k.txt"
       continue
     fi
-    run_entry "$k" "$tool" "$test" "$filter" &
+    run_entry "$k" "$tool" "$test" "$filter" "$line" &
   done
 done
 wait
