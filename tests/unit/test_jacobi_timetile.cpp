@@ -379,6 +379,25 @@ TYPED_TEST(TimeTileTypes, SmallRoomsEveryLevel) {
         expect_timetile_as_cuda_norm<T>(3, n, JacobiStop{2 * k + 1, -1, k}, tune, k, false);
 }
 
+// One tile, one pass, at the precision's default K (the benchmarks' sweep) against ref-stencil
+// on the host: no other CUDA kernel runs, so that compute-sanitizer's racecheck, which did not
+// finish SmallRoomsEveryLevel in 185 s, checks the sweep's shared planes alone
+// (scripts/gpu-sanitize.sh).
+TYPED_TEST(TimeTileTypes, OneTileOnePassMatchesRef) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const int k = stencil_time_tile_default(sizeof(T));
+  const JacobiStop stop{k, -1, k};
+  JacobiResult got_r, want_r;
+  const auto want = test::run_stencil(stencil_impl<T>("ref-stencil"), 3, 17, stop, want_r);
+  const auto got =
+      test::run_stencil(stencil_impl<T>("cuda-timetile"), 3, 17, stop, got_r, JacobiTuning{}, k);
+  test::expect_close(got, want, test::tolerance<T>(8), "N=17 K=" + std::to_string(k));
+  EXPECT_EQ(got_r.iterations, k);
+  EXPECT_NEAR(got_r.norm, want_r.norm, 1e-4 * want_r.norm);
+  EXPECT_GT(want_r.norm, 0);
+}
+
 // Larger rooms, several tiles each way and the default chunks: N = 200 and 257 (not a
 // multiple of the vector width), K sweeps from the precision's default, the change every K.
 TYPED_TEST(TimeTileTypes, LargerRoomsMatchCudaNorm) {
