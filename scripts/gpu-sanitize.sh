@@ -40,6 +40,7 @@ entries=(
   "test_stencil *CudaSmallGridsByHand*"
   "test_lu_cuda_leaf *SmallSolve*"
   "test_gemm *CudaImplsOnSmallShapes*"
+  "test_add *CudaDenseImplsOnSmallShapes*"
   "test_transpose *CudaInPlaceImplsMatchRef*"
   "test_jacobi *CudaMatchesRefOnAwkwardShapes*"
   "test_spgemm *CudaImplsMatchRefOnAwkwardShapes*:*CudaSpgemmOnEveryRowBin*:*CudaSpmmOnWideAndNarrowB*"

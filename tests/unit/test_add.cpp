@@ -148,6 +148,21 @@ TYPED_TEST(AddTypes, CudaDenseImplsMatchRef) {
                                                                                gpu_shapes());
 }
 
+// The dense CUDA implementations on the awkward shapes up to 300 x 17 (and one ending inside a
+// block of 256 threads, 257 x 129): small enough for compute-sanitizer (scripts/gpu-sanitize.sh),
+// where the test above did not finish its first case under memcheck in 470 s (cuda-seq walks
+// the 1.1M-element shape with one thread).
+TYPED_TEST(AddTypes, CudaDenseImplsOnSmallShapes) {
+  MM_REQUIRE_GPU();
+  std::vector<test::Shape> shapes;
+  for (const auto& s : test::awkward_shapes())
+    if (s.rows * s.cols <= 300 * 17) shapes.push_back(s);
+  shapes.push_back({"257x129", 257, 129, 0.1});
+  ASSERT_EQ(shapes.size(), 8u);
+  check_dense<typename TypeParam::first_type, typename TypeParam::second_type>(Device::cuda,
+                                                                               shapes);
+}
+
 template <class I, class T>
 void check_sparse(Device device, const std::vector<test::Shape>& shapes) {
   std::uint64_t seed = 101;
