@@ -28,6 +28,13 @@ __device__ __forceinline__ void read_points(const T* p, unsigned bits, T (&a)[W]
   }
 }
 
+// The shared planes of a sweep's block: the dynamic shared memory, as values of T.
+template <class T>
+__device__ __forceinline__ T* tile_planes() {
+  extern __shared__ __align__(16) unsigned char timetile_smem[];
+  return reinterpret_cast<T*>(timetile_smem);
+}
+
 // 2.5D blocking. A block owns a tile of 64 x H points of (x, y), its halo of L points a side
 // included (timetile_plan.hpp), and marches along z through the planes [z0 - L, z1 + L) that
 // its chunk [z0, z1) of output planes needs. A thread holds W points of x in each of R rows of
@@ -64,8 +71,7 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   constexpr int PLANE = S.plane_values();      // a shared plane: a border row above and below
   constexpr unsigned kPoints = (1u << W) - 1;  // the bits of one row's points
   using Vw = stencil::Vec<T, W>;
-  extern __shared__ __align__(16) unsigned char timetile_smem[];
-  T* const sh = reinterpret_cast<T*>(timetile_smem);
+  T* const sh = tile_planes<T>();
 
   // Indices within the room (Ix: 32 bits up to kMaxIndex32Levels) and the offsets of points within
   // a plane.
@@ -244,8 +250,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // from values that must be finite there too: the shared planes start at 0, not at what the
     // memory held (the halo's outer points and the first steps read them before any write).
     constexpr int kShared = Shape{W, R}.shared_values(L);
-    extern __shared__ __align__(16) unsigned char timetile_smem[];
-    T* const sh = reinterpret_cast<T*>(timetile_smem);
+    T* const sh = tile_planes<T>();
     for (int i = threadIdx.x; i < kShared; i += kThreads) sh[i] = T(0);
   }
   if constexpr (even_split(L)) {

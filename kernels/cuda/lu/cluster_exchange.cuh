@@ -52,6 +52,11 @@ struct Candidate {
 // no bytes for its mbarrier to await (push_bytes): the kernel's block barrier between the
 // pushes and the wait then orders them (push_leaf_kernel has one; reg_leaf_kernel adds it for a
 // block alone).
+// A block alone (BLOCKS == 1) exchanges nothing: it stores into its own shared memory.
+__device__ __forceinline__ bool block_alone(int blocks) {
+  return blocks == 1;
+}
+
 template <class D, int W>
 struct Pusher {
   bool sender;  // this lane sends: a lane below W of warps below the blocks
@@ -69,7 +74,7 @@ struct Pusher {
     rowj = at_rank(smem_u32(rowj_at), dst);
     mbar = at_rank(smem_u32(mbar_at), dst);
   }
-  __device__ bool alone() const { return blocks == 1; }
+  __device__ bool alone() const { return block_alone(blocks); }
   // The candidate (MAG, IDX) with its row, VALUE(lane) each sending lane's, and where WITH_ROWJ
   // row j's ROWJ_VALUE(lane); the values are read by sending lanes only.
   template <class Value, class RowJ>
@@ -101,7 +106,9 @@ struct Pusher {
 // st.async; none for a block alone (its own stores, Pusher).
 template <class D, int W>
 __device__ __forceinline__ unsigned push_bytes(int blocks) {
-  return blocks == 1 ? 0u : static_cast<unsigned>(blocks * sizeof(Candidate<D, W>) + W * sizeof(D));
+  return block_alone(blocks)
+             ? 0u
+             : static_cast<unsigned>(blocks * sizeof(Candidate<D, W>) + W * sizeof(D));
 }
 
 // The pivot row (leaf-relative) among the BLOCKS candidates CP received, in every lane.
