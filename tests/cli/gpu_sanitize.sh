@@ -3,7 +3,8 @@
 # runs them, or reports errors in one of them, or outlasts the timeout. What is checked: a line
 # an entry in the entries' order whatever order they end in, the errors' first line and kernel,
 # each case of a faulting entry run alone (not with SPLIT=0), a timeout or a budget not counted
-# as a finding, a test's own failure counted, ENTRIES and TOOLS, the exit status, $OUT's files.
+# as a finding, a test's own failure counted, cases skipped counted, a program with no CUDA call
+# not a finding, ENTRIES and TOOLS, the exit status, $OUT's files.
 source "$(dirname "$0")/common.bash"
 cd "$TMP"
 script="$MM_ROOT/scripts/gpu-sanitize.sh"
@@ -23,13 +24,20 @@ for a; do [[ $a == --gtest_list_tests ]] && { printf 'Fake.\n  One\n  Two\n'; ex
 [[ ${FAKE_FAIL:-} == "${0##*/}" ]] && { echo "[  FAILED  ] 1 test"; exit 1; }
 printf '[ RUN      ] Fake.One\n[       OK ] Fake.One (1 ms)\n[ RUN      ] Fake.Two\n'
 [[ ${FAKE_SLOW:-} == "${0##*/}" ]] && sleep 30
+if [[ ${FAKE_SKIP:-} == "${0##*/}" ]]; then  # gtest names each case skipped, then counts them
+  printf '[  SKIPPED ] Fake.Two (0 ms)\n[  PASSED  ] 1 test.\n[  SKIPPED ] 1 test, listed below:\n'
+  printf '[  SKIPPED ] Fake.Two\n'
+  exit 0
+fi
 printf '[       OK ] Fake.Two (1 ms)\n'
 echo "[  PASSED  ] 2 tests."
 EOF
   chmod +x "carry/bin/$p"
 done
 # The sanitizer: --version, else its options skipped and the program run; FAKE_FAULT names the
-# program it finds errors in. FAKE_SLOW names the program whose second case outlasts the timeout.
+# program it finds errors in, FAKE_NOCUDA one that makes no CUDA call (the sanitizer then ends it
+# with its own error, exit 255, as compute-sanitizer 2025.3 does). FAKE_SLOW names the program
+# whose second case outlasts the timeout, FAKE_SKIP the one whose second case is skipped.
 cat > fake/sanitizer << 'EOF'
 #!/bin/bash
 [[ $1 == --version ]] && { echo "Version fake"; exit 0; }
@@ -43,6 +51,10 @@ if [[ ${FAKE_FAULT:-} == "$prog" ]]; then
   echo "=========     at void mm::fake_kernel<double>(int)+0x90"
   echo "========= ERROR SUMMARY: 3 errors"
   exit 97
+fi
+if [[ ${FAKE_NOCUDA:-} == "$prog" ]]; then
+  echo "========= Error: Target application terminated before first instrumented API call"
+  exit 255
 fi
 echo "========= ERROR SUMMARY: 0 errors"
 exit $rc
@@ -87,6 +99,18 @@ grep -qE '^memcheck test_stencil \[[^]]*\]: timed out \(not checked: 1 of 2 case
 expect_exit 1 env FAKE_FAIL=test_jacobi ENTRIES='test_jacobi$' bash "$script"
 grep -qE '^memcheck test_jacobi \[[^]]*\]: test failed \(exit 1\)' "$summary" && pass "the test's own failure" ||
   fail "test failure: $(cat "$summary")"
+
+# ---- cases skipped counted from gtest's totals; a program with no CUDA call is nothing found ---
+expect_exit 0 env FAKE_SKIP=test_stencil ENTRIES=test_stencil bash "$script"
+grep -qE '^memcheck test_stencil \[[^]]*\]: clean \(1 passed,1 skipped\), [0-9]+ s$' "$summary" &&
+  pass "skipped cases counted once, not named" || fail "skipped: $(cat "$summary")"
+expect_exit 0 env FAKE_NOCUDA=test_stencil ENTRIES=test_stencil bash "$script"
+grep -qE '^memcheck test_stencil \[[^]]*\]: no CUDA call \(2 passed\), [0-9]+ s$' "$summary" &&
+  grep -q '^overall sanitizer: clean' "$summary" && pass "no CUDA call: nothing to check, nothing found" ||
+  fail "no CUDA call: $(cat "$summary")"
+expect_exit 1 env FAKE_NOCUDA=test_stencil FAKE_FAIL=test_stencil ENTRIES=test_stencil bash "$script"
+grep -qE '^memcheck test_stencil \[[^]]*\]: test failed \(exit 255\)' "$summary" &&
+  pass "no CUDA call but a case failed: the test's failure" || fail "no CUDA call, failed: $(cat "$summary")"
 
 # ---- ENTRIES, TOOLS, BUDGET ---------------------------------------------------------------------
 expect_exit 0 env ENTRIES=test_add bash "$script"
