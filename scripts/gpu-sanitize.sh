@@ -34,7 +34,8 @@ summary=$out/summary_sanitize.txt
 # sweep's one tile and one pass in 5; the LU leaf's one panel not in 185, so it is memcheck's;
 # the time-tiled small rooms, every level, in 271 s beside seven memcheck entries, so they come
 # last of every tool's, with the default TIMEOUT). A program whose cases take minutes under
-# memcheck is split over several entries, so that they run side by side; the last of
+# memcheck is split over several entries, so that they run side by side (the time-tiled
+# bit-for-bit case took 191 s in single alone, so each precision is an entry); the last of
 # test_lu_cuda_leaf's takes what the others leave (host-only cases: no CUDA call).
 entries=(
   "test_jacobi_timetile *OneTileOnePassMatchesRef*"
@@ -48,7 +49,8 @@ entries=(
   "test_solve_lu_cuda *"
   "test_jacobi_timetile *SmallRoomsEveryLevel*"
   "memcheck:test_lu_cuda_leaf *EveryLeafPathOnOnePanel*"
-  "memcheck:test_jacobi_timetile *MatchesCudaNormBitForBit*:*TwoDimensionsAreCudaNorms*"
+  "memcheck:test_jacobi_timetile TimeTileTypes/0.MatchesCudaNormBitForBit:*TwoDimensionsAreCudaNorms*"
+  "memcheck:test_jacobi_timetile TimeTileTypes/1.MatchesCudaNormBitForBit"
   "memcheck:test_stencil *CudaMatchesRef*"
   "memcheck:test_spmv *CudaImplsMatchRefOnAwkwardShapes*:*CudaTuningsMatchRef*"
   "memcheck:test_transpose *CudaOutOfPlaceImplsMatchRef*:*CudaSparseImplsMatchRefOnAwkwardShapes*"
