@@ -73,9 +73,9 @@ entries=(
 njobs=${JOBS:-$(($(nproc) / 4))}
 ((njobs >= 1)) || njobs=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((njobs > 1 ? 2 : 4))} OMP_WAIT_POLICY=passive
-# One run of TEST's cases FILTER under TOOL into LOG: clean (what ran), N errors, test failed
-# (exit E: the test's own assertion, not the sanitizer's) or timed out (not checked: how many of
-# its cases finished first, so that a smaller entry can be made of those).
+# One run of TEST's cases FILTER under TOOL into LOG: clean (what ran), N errors, timed out (not
+# checked: how many of its cases finished first, so that a smaller entry can be made of those),
+# no CUDA call, or test failed (exit E: the test's own assertion, not the sanitizer's).
 check() {  # tool test filter log
   local rc errors ran
   timeout "${TIMEOUT:-300}" "$san" --tool "$1" --error-exitcode 97 --print-limit 20 \
@@ -86,13 +86,6 @@ check() {  # tool test filter log
   # (no GPU) checks nothing.
   ran=$(grep -E '^\[  (PASSED|SKIPPED) +\] [0-9]+ tests?' "$4" |
     sed -E 's/^\[ *([A-Z]+) *\] ([0-9]+) tests?.*/\2 \L\1/' | paste -sd, -)
-  # Cases that make no CUDA call (a plan's limits, on the host): the sanitizer ends the program
-  # with an error of its own after they pass. Nothing was there to check, and nothing was found.
-  if ((rc != 0 && rc != 97 && rc != 124)) && [[ $ran == *passed* ]] &&
-    grep -q 'terminated before first instrumented API call' "$4" && ! grep -q '^\[  FAILED  \]' "$4"; then
-    echo "no CUDA call ($ran)"
-    return
-  fi
   case $rc in
     0) echo "clean${ran:+ ($ran)}" ;;
     97) # the first error and the kernel it was in
@@ -101,7 +94,15 @@ check() {  # tool test filter log
           grep -m1 -E '^=========     at ' "$4" | sed -E 's/^=========     at (void )?//; s/<unnamed>:://g; s/[(<].*//')" ;;
     124) echo "timed out (not checked: $(grep -cE '^\[ +OK \]' "$4") of $(
           "$B/$2" --gtest_list_tests --gtest_filter="$3" | grep -c '^  ') cases finished)" ;;
-    *) echo "test failed (exit $rc)" ;;
+    # Cases that make no CUDA call (a plan's limits, on the host): the sanitizer ends the
+    # program with an error of its own after they pass. Nothing was there to check, and nothing
+    # was found.
+    *) if [[ $ran == *passed* ]] && grep -q 'terminated before first instrumented API call' "$4" &&
+         ! grep -q '^\[  FAILED  \]' "$4"; then
+         echo "no CUDA call ($ran)"
+       else
+         echo "test failed (exit $rc)"
+       fi ;;
   esac
 }
 # One entry under one tool, its lines into $out/line_<k>.txt (and onto stdout as they come);
