@@ -44,6 +44,11 @@ struct Candidate {
   D row[W];
 };
 
+// A block alone (BLOCKS == 1) exchanges nothing: it stores into its own shared memory.
+__device__ __forceinline__ bool block_alone(int blocks) {
+  return blocks == 1;
+}
+
 // The push exchange's sending side, fixed for a leaf: warp b of every block sends to block b,
 // into this block's Candidate slot there (CANDS[2][blocks]), its row-j slot (ROWJ[2][W]) and
 // against its mbarrier (MBAR[2]), of the column's parity. st.async needs a cluster of at least
@@ -52,11 +57,6 @@ struct Candidate {
 // no bytes for its mbarrier to await (push_bytes): the kernel's block barrier between the
 // pushes and the wait then orders them (push_leaf_kernel has one; reg_leaf_kernel adds it for a
 // block alone).
-// A block alone (BLOCKS == 1) exchanges nothing: it stores into its own shared memory.
-__device__ __forceinline__ bool block_alone(int blocks) {
-  return blocks == 1;
-}
-
 template <class D, int W>
 struct Pusher {
   bool sender;  // this lane sends: a lane below W of warps below the blocks
