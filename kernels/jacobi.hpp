@@ -22,6 +22,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -49,6 +50,26 @@ struct JacobiResult {
 // Whether iteration K (1-based) computes the change.
 inline bool jacobi_checks(const JacobiStop& s, std::int64_t k) {
   return k % s.check_every == 0 || k == s.max_iter;
+}
+
+// Iterations 1..STOP.max_iter, stopping as the header says: SWEEP(check) makes one iteration
+// and, where CHECK, returns its squared change (anything where not). The loop of every host
+// engine, one process or many (dist/sweep_loop.hpp).
+template <class Sweep>
+JacobiResult jacobi_iterate(const JacobiStop& stop, Sweep&& sweep) {
+  JacobiResult res;
+  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
+    const bool check = jacobi_checks(stop, k);
+    const double change = sweep(check);
+    res.iterations = k;
+    if (!check) continue;
+    res.norm = std::sqrt(change);
+    if (stop.tol >= 0 && res.norm <= stop.tol) {
+      res.converged = true;
+      break;
+    }
+  }
+  return res;
 }
 
 // ---- the sparse (or dense) system ------------------------------------------------------

@@ -167,12 +167,10 @@ JacobiResult jacobi_cpu(const Csr<I, T>& off, const std::vector<T>& inv_diag, co
   std::fill(x, x + n, T{});
   // X and X_OLD swap roles each iteration; CUR is where x_k lands.
   T* bufs[2] = {x_old.data(), x};
-  JacobiResult r;
   int cur = 1;
-  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
+  const JacobiResult r = jacobi_iterate(stop, [&](bool check) {
     const T* xo = bufs[cur];
     T* xn = bufs[1 - cur];
-    const bool check = jacobi_checks(stop, k);
     double change = 0;
 #pragma omp parallel for num_threads(threads) reduction(+ : change) schedule(static, 1)
     for (int p = 0; p < threads; ++p) {
@@ -186,15 +184,8 @@ JacobiResult jacobi_cpu(const Csr<I, T>& off, const std::vector<T>& inv_diag, co
       }
     }
     cur = 1 - cur;
-    r.iterations = k;
-    if (check) {
-      r.norm = std::sqrt(change);
-      if (stop.tol >= 0 && r.norm <= stop.tol) {
-        r.converged = true;
-        break;
-      }
-    }
-  }
+    return change;
+  });
   if (bufs[cur] != x) std::copy(bufs[cur], bufs[cur] + n, x);
   return r;
 }

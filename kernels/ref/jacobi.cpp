@@ -55,10 +55,8 @@ JacobiResult jacobi_ref(const Csr<I, T>& a, const T* b, T* x, const JacobiStop& 
   const std::int64_t n = a.rows;
   std::vector<T> old(static_cast<std::size_t>(n), T{});
   std::fill(x, x + n, T{});
-  JacobiResult r;
-  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
+  return jacobi_iterate(stop, [&](bool check) {
     std::copy(x, x + n, old.begin());
-    const bool check = jacobi_checks(stop, k);
     double change = 0;
     for (std::int64_t i = 0; i < n; ++i) {
       T s{}, d{};
@@ -71,16 +69,8 @@ JacobiResult jacobi_ref(const Csr<I, T>& a, const T* b, T* x, const JacobiStop& 
       x[i] = (b[i] - s) / d;
       if (check) change += squared_change(x[i], old[i]);
     }
-    r.iterations = k;
-    if (check) {
-      r.norm = std::sqrt(change);
-      if (stop.tol >= 0 && r.norm <= stop.tol) {
-        r.converged = true;
-        break;
-      }
-    }
-  }
-  return r;
+    return change;
+  });
 }
 
 // ---- the heated room --------------------------------------------------------------------
@@ -172,20 +162,11 @@ JacobiResult stencil_iterate(const HeatedRoom& r, StencilSweep<T> sweep, T* u_a,
   heated_room_init(r, u_b);
   T* cur = u_a;
   T* next = u_b;
-  JacobiResult res;
-  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
-    const bool check = jacobi_checks(stop, k);
+  const JacobiResult res = jacobi_iterate(stop, [&](bool check) {
     const double change = sweep(r, cur, next, check);
     std::swap(cur, next);
-    res.iterations = k;
-    if (check) {
-      res.norm = std::sqrt(change);
-      if (stop.tol >= 0 && res.norm <= stop.tol) {
-        res.converged = true;
-        break;
-      }
-    }
-  }
+    return change;
+  });
   if (cur != u_a) std::copy(cur, cur + r.points(), u_a);
   return res;
 }

@@ -1,9 +1,6 @@
 // The sweep loop of the distributed heated room (every RoomEngine: slabs, boxes, GPU slabs).
 #pragma once
 
-#include <cmath>
-#include <cstdint>
-
 #include "jacobi.hpp"
 #include "mm/timing.hpp"
 
@@ -15,21 +12,14 @@ namespace mm::dist {
 // (collective), its seconds added to ALLREDUCE_S.
 template <class Sweep, class Norm2>
 JacobiResult sweep_loop(const JacobiStop& stop, double& allreduce_s, Sweep&& sweep, Norm2&& norm2) {
-  JacobiResult res;
-  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
-    const bool check = jacobi_checks(stop, k);
+  return jacobi_iterate(stop, [&](bool check) {
     sweep(check);
-    res.iterations = k;
-    if (!check) continue;
+    if (!check) return 0.0;
     Stopwatch w;
-    res.norm = std::sqrt(norm2());
+    const double change = norm2();
     allreduce_s += w.seconds();
-    if (stop.tol >= 0 && res.norm <= stop.tol) {
-      res.converged = true;
-      break;
-    }
-  }
-  return res;
+    return change;
+  });
 }
 
 }  // namespace mm::dist
