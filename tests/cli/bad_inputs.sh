@@ -64,14 +64,8 @@ done <"$BAD/EXPECTED"
 # tests/warn: what SciPy and SuiteSparse read (a value on a pattern entry line) is read with one
 # warning naming FILE:LINE, by mmcheck validate and by a compute tool; --strict refuses it.
 WARN="$MM_ROOT/tests/warn"
-# run CODE CMD...: like expect_exit, but stdout to $TMP/stdout ($TMP/out is a folder here).
-run() {
-  local want=$1 got=0
-  shift
-  "$@" >"$TMP/stdout" 2>"$TMP/err" || got=$?
-  if [[ $got == "$want" ]]; then pass "$* -> exit $want"; else
-    fail "$* -> exit $got, expected $want; stderr: $(head -c 600 "$TMP/err")"; fi
-}
+# run CODE CMD...: expect_exit with stdout to $TMP/stdout ($TMP/out is a folder here).
+run() { EXPECT_OUT="$TMP/stdout" expect_exit "$@"; }
 nwarn=0
 while IFS=$'\t' read -r file line count fragment; do
   [[ -z $file || $file == \#* ]] && continue

@@ -101,11 +101,12 @@ mpi_run() {
 pass() { checks=$((checks + 1)); echo "ok: $*"; }
 fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
 
-# expect_exit CODE CMD...: runs CMD (stdout to $TMP/out, stderr to $TMP/err), checks its status.
+# expect_exit CODE CMD...: runs CMD (stdout to $TMP/out, or to $EXPECT_OUT where set; stderr to
+# $TMP/err), checks its status.
 expect_exit() {
   local want=$1 got=0
   shift
-  "$@" >"$TMP/out" 2>"$TMP/err" || got=$?
+  "$@" >"${EXPECT_OUT:-$TMP/out}" 2>"$TMP/err" || got=$?
   if [[ $got == "$want" ]]; then pass "$* -> exit $want"; else
     fail "$* -> exit $got, expected $want; stderr: $(head -c 600 "$TMP/err")"; fi
 }
