@@ -22,3 +22,14 @@ export MM_NO_TMPFILE="$CARRY/bin/mm_no_tmpfile.so"
 command -v mpirun > /dev/null && export MM_MPIEXEC="mpirun --oversubscribe -q"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 B=$MM_BIN
+
+# finish SUMMARY NAME TAR DIR STATUS: the script's last step. Where the device tool's $OUT is set,
+# SUMMARY is copied there as NAME and DIR's logs packed as TAR, so that they come back; then
+# exits with STATUS.
+finish() {
+  if [[ -n ${OUT:-} ]]; then
+    cp "$1" "$OUT/$2"
+    tar -czf "$OUT/$3" -C "$4" .
+  fi
+  exit "$5"
+}

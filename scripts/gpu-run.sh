@@ -116,8 +116,4 @@ for b in ${BENCHES:-spmv gemm jacobi add transpose lu spgemm solve}; do
   [[ -x $carry/base/${b}_bench ]] && bench "${b}_base" "$carry/base" "${b}_bench" "${args[@]}"
 done
 echo "overall tests: $([[ $status == 0 ]] && echo passed || echo FAILED)" | tee -a "$summary"
-if [[ -n ${OUT:-} ]]; then
-  cp "$summary" "$OUT/summary.txt"
-  tar -czf "$OUT/logs.tar.gz" -C "$out" .
-fi
-exit $status
+finish "$summary" summary.txt logs.tar.gz "$out" $status

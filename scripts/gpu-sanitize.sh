@@ -157,8 +157,4 @@ for ((i = 1; i <= k; i++)); do
   [[ $(cat "$out/status_$i" 2>/dev/null) == 1 ]] && status=1
 done
 echo "overall sanitizer: $([[ $status == 0 ]] && echo clean || echo FOUND) ($k entries, $njobs at once, $((SECONDS - start)) s)" | tee -a "$summary"
-if [[ -n ${OUT:-} ]]; then
-  cp "$summary" "$OUT/summary_sanitize.txt"
-  tar -czf "$OUT/sanitize.tar.gz" -C "$out" .
-fi
-exit $status
+finish "$summary" summary_sanitize.txt sanitize.tar.gz "$out" $status
