@@ -85,6 +85,34 @@ Dense<T> random_dense(std::int64_t rows, std::int64_t cols, std::uint64_t seed) 
   return d;
 }
 
+// --variants: the variants of a ';'-separated list (one empty variant where the list is empty),
+// each compared with the others in the same run.
+inline std::vector<std::string> split_variants(const std::string& list) {
+  std::vector<std::string> names;
+  std::stringstream in(list);
+  for (std::string x; std::getline(in, x, ';');) names.push_back(x);
+  if (names.empty()) names.push_back("");
+  return names;
+}
+
+// The --tune items of one VARIANT ("K=V,K=V"): BASE's (the --tune given) with the variant's
+// over those of the same key, for the tool's TuneArgs to parse and check.
+inline std::vector<std::string> variant_items(const std::vector<std::string>& base,
+                                              const std::string& variant) {
+  std::vector<std::string> own, items;
+  std::stringstream in(variant);
+  for (std::string kv; std::getline(in, kv, ',');)
+    if (!kv.empty()) own.push_back(kv);
+  const auto key = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+  for (const std::string& kv : base) {
+    bool over = false;
+    for (const std::string& o : own) over |= key(o) == key(kv);
+    if (!over) items.push_back(kv);
+  }
+  items.insert(items.end(), own.begin(), own.end());
+  return items;
+}
+
 // Prints one JSON object per line to stdout (the results file collects them).
 inline void emit(const nlohmann::json& j) {
   std::cout << j.dump() << std::endl;

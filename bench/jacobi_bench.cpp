@@ -2,7 +2,7 @@
 // device against the copy bandwidth measured in the same run (GPU: and cuSPARSE).
 //
 //   jacobi_bench [--device cpu|cuda] [--sizes N...] [--updates U] [--jsonl FILE]
-//                [--tune KEY=VALUE ...]
+//                [--tune KEY=VALUE ...] [--variants 'K=V,...;K=V,...']
 //
 // Formulas: one run = ITERS = max(1, --updates / (N-2)^3) sweeps of the N^3 grid (two buffers
 // swapped, initialised outside the timing), the change ||u_new - u_old||_2 computed in every sweep
@@ -21,7 +21,9 @@
 // grid: one cuSPARSE SpMV, one sweep of the system Jacobi (cuda) and one sweep of cuda-norm
 // on the same unknowns, per-sweep time and "vs cusparse" = SpMV time / sweep time.
 // --tune KEY=VALUE (repeatable; --tune help lists the keys) tunes the marching sweeps
-// (cuda-norm*) as mmjacobi's --tune does; each row says the values its sweep used.
+// (cuda-norm*) as mmjacobi's --tune does; each row says the values its sweep used. --variants
+// 'A;B' runs cuda-norm's and cuda-timetile's rows under each variant (K=V,K=V over --tune's),
+// one after the other at each size, so that they compare in one run.
 // The time-tiled sweep (cuda-timetile, mmjacobi --time-tile K) at each K of --time-tiles (default
 // 1 2 3 4 in double, 2 3 4 6 8 in single), 3D only, the change every K sweeps (fused), and for
 // some K only at the last or by a plain sweep (norm=plain); its sweeps a run rounded to a
@@ -114,6 +116,9 @@ struct CudaOptions {
   int warmup = 1, repeat = 5;
   std::string jsonl;
   JacobiTuning tuning;  // --tune: the marching sweeps'
+  // --variants: cuda-norm's and cuda-timetile's rows once each, one after the other at each
+  // size (the other rows under TUNING); empty: TUNING alone.
+  std::vector<JacobiTuning> variants;
 };
 
 struct GpuRow {
@@ -234,20 +239,28 @@ int run_cuda(const CudaOptions& o) {
       rows.push_back(stencil_row<double>(dim, n, "cuda-partials", 1, o.updates, o));
       rows.push_back(stencil_row<double>(dim, n, "cuda-partials", 0, o.updates, o));
     }
-    rows.push_back(stencil_row<double>(dim, n, "cuda-norm", 1, o.updates, o));
-    rows.push_back(stencil_row<double>(dim, n, "cuda-norm", 0, o.updates, o));
+    std::vector<CudaOptions> vs;  // O under each variant's tuning
+    for (const JacobiTuning& t : o.variants) vs.push_back(o), vs.back().tuning = t;
+    if (vs.empty()) vs.push_back(o);
+    for (const CudaOptions& v : vs) {
+      rows.push_back(stencil_row<double>(dim, n, "cuda-norm", 1, o.updates, v));
+      rows.push_back(stencil_row<double>(dim, n, "cuda-norm", 0, o.updates, v));
+    }
     if (dim == 3 && !o.only_timetile) {  // the rows of y a thread holds (2D: one row a thread)
       rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry2", 1, o.updates, o));
       rows.push_back(stencil_row<double>(dim, n, "cuda-norm-ry4", 1, o.updates, o));
       rows.push_back(stencil_row<double>(dim, n, "cuda-norm-col", 1, o.updates, o));
     }
-    if (dim == 3 && !o.only_plain) time_tile_rows<double>(n, o, rows);
+    if (dim == 3 && !o.only_plain)
+      for (const CudaOptions& v : vs) time_tile_rows<double>(n, v, rows);
     if (!o.only_timetile) {
       rows.push_back(stencil_row<float>(dim, n, "cuda-naive", 1, o.updates / 10, o));
       rows.push_back(stencil_row<float>(dim, n, "cuda-partials", 1, o.updates, o));
     }
-    rows.push_back(stencil_row<float>(dim, n, "cuda-norm", 1, o.updates, o));
-    if (dim == 3 && !o.only_plain) time_tile_rows<float>(n, o, rows);
+    for (const CudaOptions& v : vs)
+      rows.push_back(stencil_row<float>(dim, n, "cuda-norm", 1, o.updates, v));
+    if (dim == 3 && !o.only_plain)
+      for (const CudaOptions& v : vs) time_tile_rows<float>(n, v, rows);
     for (const GpuRow& r : rows) {
       double naive = 0;
       for (const GpuRow& q : rows)
@@ -338,6 +351,7 @@ int main(int argc, char** argv) {
   std::int64_t ref_max = 512;
   std::string jsonl, device = "cpu", set = "all";
   std::vector<std::string> tune;
+  std::string variants;
   std::vector<int> time_tiles;
   po::options_description o("jacobi_bench options");
   o.add_options()("help,h", "this help")("device", po::value(&device), "cpu or cuda")(
@@ -348,6 +362,9 @@ int main(int argc, char** argv) {
       "ref-max", po::value(&ref_max), "largest N the serial ref runs at")(
       "jsonl", po::value(&jsonl), "also write JSON lines here")(
       "tune", po::value(&tune), "KEY=VALUE: tune the marching sweeps (--tune help: the keys)")(
+      "variants", po::value(&variants),
+      "cuda: cuda-norm's and cuda-timetile's rows under each of these, ';'-separated, each "
+      "K=V,K=V tuning keys over --tune's, e.g. ';warps=32' (the default, then 32 warps)")(
       "time-tiles", po::value(&time_tiles)->multitoken(),
       "cuda: K of the time-tiled rows (default 1 2 3 4 double, 2 3 4 6 8 single)")(
       "set", po::value(&set),
@@ -359,8 +376,9 @@ int main(int argc, char** argv) {
     std::cout << o << "\nFormulas: see the top of bench/jacobi_bench.cpp.\n";
     return 0;
   }
-  // The same keys, parsers and checks as mmjacobi's --tune.
+  // The same keys, parsers and checks as mmjacobi's --tune (and for each of --variants).
   mm::JacobiTuning tuning;
+  std::vector<mm::JacobiTuning> variant_tunings;
   try {
     const mm::TuneArgs args(tune);
     if (args.help()) {
@@ -369,6 +387,12 @@ int main(int argc, char** argv) {
     }
     args.check_known("jacobi_bench", {mm::JacobiTuning::keys()});
     tuning = mm::JacobiTuning::from(args);
+    if (vm.count("variants"))
+      for (const std::string& v : mm::bench::split_variants(variants)) {
+        const mm::TuneArgs vargs(mm::bench::variant_items(tune, v));
+        vargs.check_known("jacobi_bench", {mm::JacobiTuning::keys()});
+        variant_tunings.push_back(mm::JacobiTuning::from(vargs));
+      }
   } catch (const mm::UsageError& e) {
     std::cerr << "jacobi_bench: " << e.what() << "\n";
     return 2;
@@ -378,6 +402,7 @@ int main(int argc, char** argv) {
   if (device == "cuda") {
     jacobi_bench::CudaOptions c;
     c.tuning = tuning;
+    c.variants = variant_tunings;
     c.time_tiles = time_tiles;
     if (set != "all" && set != "timetile" && set != "plain") {
       std::cerr << "jacobi_bench: --set all, timetile or plain\n";
@@ -401,8 +426,9 @@ int main(int argc, char** argv) {
     std::cerr << "jacobi_bench: --device cpu or cuda\n";
     return 2;
   }
-  if (!tune.empty())
-    std::cerr << "jacobi_bench: warning: --tune tunes the CUDA marching sweeps, not the CPU's\n";
+  if (!tune.empty() || vm.count("variants"))
+    std::cerr << "jacobi_bench: warning: --tune and --variants tune the CUDA marching sweeps, not "
+                 "the CPU's\n";
 
   const double copy = mm::bench::copy_gbps(std::size_t{1} << 30, threads);
   std::ofstream js;

@@ -63,18 +63,7 @@ struct Variant {
 // The tuning of one variant: --tune's items (BASE) with the variant's "K=V,K=V" over them, by
 // mmlu's keys and parsers (UsageError for an unknown key or a bad value).
 LuTuning variant_tuning(const std::vector<std::string>& base, const std::string& variant) {
-  std::vector<std::string> own, items;
-  std::stringstream in(variant);
-  for (std::string kv; std::getline(in, kv, ',');)
-    if (!kv.empty()) own.push_back(kv);
-  const auto key = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
-  for (const std::string& kv : base) {
-    bool over = false;
-    for (const std::string& o : own) over |= key(o) == key(kv);
-    if (!over) items.push_back(kv);
-  }
-  items.insert(items.end(), own.begin(), own.end());
-  const TuneArgs args(items);
+  const TuneArgs args(bench::variant_items(base, variant));
   args.check_known("lu_bench", {LuTuning::keys()});
   return LuTuning::from(args);
 }
@@ -269,9 +258,7 @@ int main(int argc, char** argv) {
     if (profile < 0 || profile > 2) throw UsageError("--profile takes 0, 1 or 2");
     std::vector<std::string> names;
     if (vm.count("variants")) {
-      std::stringstream vs(variants);
-      for (std::string x; std::getline(vs, x, ';');) names.push_back(x);
-      if (names.empty()) names.push_back("");
+      names = bench::split_variants(variants);
     } else {
       std::stringstream ls(leaves);
       for (std::string x; std::getline(ls, x, ',');) names.push_back("leaf=" + x);

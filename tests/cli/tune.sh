@@ -76,6 +76,14 @@ expect_exit 0 mmmul G1.mtx G2.mtx --impl openblas --device cpu --tune microkerne
 expect_stderr '^mmmul: warning: --tune microkernel=portable not used by openblas$'
 json_check t_go.jsonl "r['tuning'] == {}" "openblas records no tuning"
 
+# The benches' --variants: each variant's keys over --tune's, parsed and checked as --tune's.
+expect_exit 2 jacobi_bench --device cuda --variants ';warps=9'
+expect_stderr '^jacobi_bench: --tune warps=9: warps takes 8\|16\|32$'
+expect_exit 2 jacobi_bench --device cuda --tune warps=16 --variants 'nosuch=1'
+expect_stderr "^jacobi_bench: unknown --tune key 'nosuch' for jacobi_bench"
+expect_exit 2 lu_bench --device cuda --variants 'nb=512;leaf=nosuch'
+expect_stderr '^lu_bench: --tune leaf=nosuch: leaf takes cluster\|grid$'
+
 # ---- the record ----------------------------------------------------------------------------------
 mmjacobi --poisson3d 12 --max-iter 3 --device cpu -q --timing t_cpu.jsonl 2>/dev/null ||
   fail "mmjacobi --poisson3d on the CPU"
@@ -158,6 +166,17 @@ if [[ $gpu ]]; then
     -q --timing t_gpu4.jsonl
   expect_stderr 'warning: --tune chunks=3 not used by cuda-coalesced'
   json_check t_gpu4.jsonl "r['tuning'] == {}" "cuda-coalesced records no tuning"
+  # jacobi_bench --variants: cuda-norm's rows under each variant in one run, one after the other,
+  # each recording what it used (here --tune's chunks=3 under both, warps=16 over the second).
+  expect_exit 0 jacobi_bench --device cuda --set plain --sizes 64 --updates 1e6 --repeat 1 \
+    --tune chunks=3 --variants ';warps=16' --jsonl jb.jsonl
+  if "$PY" -c "
+import json, sys
+rows = [r for r in map(json.loads, open('jb.jsonl')) if r.get('impl') == 'cuda-norm' and r['precision'] == 'double' and r['norm_every_sweep']]
+t = [r['tuning'] for r in rows]
+sys.exit(0 if len(t) == 2 and t[0]['chunks'] == t[1]['chunks'] == 3 and t[0]['warps'] == $warps and t[1]['warps'] == 16 else 1)"; then
+    pass "jacobi_bench --variants: a row for each, with the variant's tuning"
+  else fail "jacobi_bench --variants: $(cat jb.jsonl)"; fi
 else
   echo "skip: the CUDA records' warps and chunks need a GPU (nvidia-smi finds none here)"
 fi
