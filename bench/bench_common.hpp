@@ -20,6 +20,7 @@
 
 #include "mm/matrix.hpp"
 #include "mm/timing.hpp"
+#include "mm/tuning.hpp"
 
 namespace mm::bench {
 
@@ -95,10 +96,12 @@ inline std::vector<std::string> split_variants(const std::string& list) {
   return names;
 }
 
-// The --tune items of one VARIANT ("K=V,K=V"): BASE's (the --tune given) with the variant's
-// over those of the same key, for the tool's TuneArgs to parse and check.
-inline std::vector<std::string> variant_items(const std::vector<std::string>& base,
-                                              const std::string& variant) {
+// The tuning of one VARIANT ("K=V,K=V"): BASE's --tune items with the variant's over those of
+// the same key, by TUNING's keys and parsers (UsageError, naming BENCH, for an unknown key or a
+// bad value).
+template <class Tuning>
+Tuning variant_tuning(const char* bench, const std::vector<std::string>& base,
+                      const std::string& variant) {
   std::vector<std::string> own, items;
   std::stringstream in(variant);
   for (std::string kv; std::getline(in, kv, ',');)
@@ -110,7 +113,9 @@ inline std::vector<std::string> variant_items(const std::vector<std::string>& ba
     if (!over) items.push_back(kv);
   }
   items.insert(items.end(), own.begin(), own.end());
-  return items;
+  const TuneArgs args(items);
+  args.check_known(bench, {Tuning::keys()});
+  return Tuning::from(args);
 }
 
 // Prints one JSON object per line to stdout (the results file collects them).

@@ -231,6 +231,9 @@ int run_cuda(const CudaOptions& o) {
   for (const auto n : o.sizes3) grids.push_back({3, n});
   if (!o.only_timetile)
     for (const auto n : o.sizes2) grids.push_back({2, n});
+  std::vector<CudaOptions> vs;  // O under each variant's tuning
+  for (const JacobiTuning& t : o.variants) vs.push_back(o), vs.back().tuning = t;
+  if (vs.empty()) vs.push_back(o);
   for (const auto& [dim, n] : grids) {
     std::vector<GpuRow> rows;
     if (!o.only_timetile) {
@@ -239,9 +242,6 @@ int run_cuda(const CudaOptions& o) {
       rows.push_back(stencil_row<double>(dim, n, "cuda-partials", 1, o.updates, o));
       rows.push_back(stencil_row<double>(dim, n, "cuda-partials", 0, o.updates, o));
     }
-    std::vector<CudaOptions> vs;  // O under each variant's tuning
-    for (const JacobiTuning& t : o.variants) vs.push_back(o), vs.back().tuning = t;
-    if (vs.empty()) vs.push_back(o);
     for (const CudaOptions& v : vs) {
       rows.push_back(stencil_row<double>(dim, n, "cuda-norm", 1, o.updates, v));
       rows.push_back(stencil_row<double>(dim, n, "cuda-norm", 0, o.updates, v));
@@ -388,11 +388,9 @@ int main(int argc, char** argv) {
     args.check_known("jacobi_bench", {mm::JacobiTuning::keys()});
     tuning = mm::JacobiTuning::from(args);
     if (vm.count("variants"))
-      for (const std::string& v : mm::bench::split_variants(variants)) {
-        const mm::TuneArgs vargs(mm::bench::variant_items(tune, v));
-        vargs.check_known("jacobi_bench", {mm::JacobiTuning::keys()});
-        variant_tunings.push_back(mm::JacobiTuning::from(vargs));
-      }
+      for (const std::string& v : mm::bench::split_variants(variants))
+        variant_tunings.push_back(
+            mm::bench::variant_tuning<mm::JacobiTuning>("jacobi_bench", tune, v));
   } catch (const mm::UsageError& e) {
     std::cerr << "jacobi_bench: " << e.what() << "\n";
     return 2;

@@ -60,14 +60,6 @@ struct Variant {
   LuTuning tuning;
 };
 
-// The tuning of one variant: --tune's items (BASE) with the variant's "K=V,K=V" over them, by
-// mmlu's keys and parsers (UsageError for an unknown key or a bad value).
-LuTuning variant_tuning(const std::vector<std::string>& base, const std::string& variant) {
-  const TuneArgs args(bench::variant_items(base, variant));
-  args.check_known("lu_bench", {LuTuning::keys()});
-  return LuTuning::from(args);
-}
-
 #ifdef MM_HAVE_CUDA
 std::vector<std::int64_t> parse_list(const std::string& s) {
   std::vector<std::int64_t> v;
@@ -263,7 +255,8 @@ int main(int argc, char** argv) {
       std::stringstream ls(leaves);
       for (std::string x; std::getline(ls, x, ',');) names.push_back("leaf=" + x);
     }
-    for (const std::string& name : names) list.push_back({name, variant_tuning(tune, name)});
+    for (const std::string& name : names)
+      list.push_back({name, bench::variant_tuning<LuTuning>("lu_bench", tune, name)});
   } catch (const UsageError& e) {
     std::cerr << "lu_bench: " << e.what() << "\n";
     return 2;
