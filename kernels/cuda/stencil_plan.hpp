@@ -213,6 +213,26 @@ inline std::int64_t march_chunks(std::int64_t tiles, std::int64_t resident, std:
   return best;
 }
 
+// Whether a plan of 32-warp blocks replaces the device's default block (tma_warps) of the tma
+// sweep: on a memory-rich GPU, where its blocks, each resident on a multiprocessor alone, fill
+// one wave to 95% or more, each marching at least half a column (at most 2 chunks). The default
+// there is a block of 8 warps, one row in double at N = 512, which reads each row three times
+// through the L2 (as its own and as the rows beside the blocks beside); a block of 4 rows reads
+// it 1.5 times. Short marches pay for the ring's fill at each chunk's start, more waves for
+// their ramps. H200, fraction of the copy, the change every sweep, main 6b36306 in one call,
+// default / warps=32 at N = 256 / 384 / 512 / 768: double 0.902 / 0.931 / 0.890 / 0.830 against
+// 0.902 / 0.895 / 0.908 / 0.824, single 0.860 / 0.923 / 0.883 / 0.800 against 0.826 / 0.854 /
+// 0.905 / 0.804 (bench/results/issue16_thirtyfirst_pass_2026-11-30_15e7a15.md). The 32-warp
+// plans on 132 multiprocessors: at 512, 128 blocks in one wave (one chunk a column in double,
+// two in single); at 256 one wave too, but of 4 (double) and 8 (single) chunks a column; at 384
+// and 768 more than one wave. Only where this rule holds did 32 warps win, in both precisions.
+// The H100's default blocks are already 16-32 warps tall (tma_warps).
+// EXPERIMENT: the rule's own GPU run is pending.
+inline bool march_tall_wins(const Launch& tall, std::int64_t resident) {
+  const std::int64_t blocks = tall.blocks();
+  return tall.chunks <= 2 && blocks <= resident && 100 * blocks >= 95 * resident;
+}
+
 // The marching sweep (cuda-norm*) of ROOM with VEC values of VALUE_BYTES a vector, RY rows of y a
 // thread (3D), COL for one warp along x (march_col); SMS multiprocessors, PER_SM(threads, shared)
 // the blocks of that many threads resident on one (the kernel's occupancy). One wave: every block
@@ -227,44 +247,53 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
     throw std::invalid_argument("JacobiTuning::warps must be 0, 8, 16 or 32, not " +
                                 std::to_string(t.warps));
   const std::int64_t n = room.n, m = n - 2;
-  Launch l;
-  if (room.dim == 3) {
-    // Warps side by side along x (at most 8 a block; 16 by TMA) to cover whole rows, the rest
-    // of the block's warps along y; march_col: one warp along x, the rest along y. 32 warps a
-    // block by TMA only (the other sweeps are bounded for 16).
-    const Ahead ahead = march_ahead(t, value_bytes, vec);
-    const bool tma = ry == 1 && !col && ahead == Ahead::tma;
-    const std::int64_t row_warps = ceil_div(n, 32 * std::int64_t{vec});
-    l.gx = col ? row_warps : ceil_div(row_warps, tma ? 16 : 8);
-    l.wx = static_cast<int>(ceil_div(row_warps, l.gx));
-    const int warps =
-        t.warps ? (tma ? t.warps : std::min(t.warps, 16)) : (tma ? tma_warps(l.wx) : kMarchWarps);
-    const int wy = std::max(1, warps / l.wx);
-    l.threads = 32 * l.wx * wy;
-    l.gy = ceil_div(m, std::int64_t{wy} * ry);
-    if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
-    if (ry == 1) l.ahead = static_cast<int>(ahead);
-    if (ry == 1 && !col) l.order = march_order(t);
-    if (tma) {
-      l.stage_values = tma_stage_values(n, vec, value_bytes, l.wx, wy);
-      const auto ring = [&](int stages) {
-        return static_cast<std::size_t>(stages) *
-               (static_cast<std::size_t>(l.stage_values) * value_bytes + 8);
-      };
-      l.stages = t.stages ? t.stages : tma_stages(per_sm(l.threads, ring(3)));
-      l.shared = ring(l.stages);
-    }
-  } else {
-    l.threads = 32 * kMarch2Warps;
-    l.gx = ceil_div(n, std::int64_t{l.threads} * vec);
-  }
-  const std::int64_t resident = std::max<std::int64_t>(1, per_sm(l.threads, l.shared)) * sms;
   const std::int64_t span = planes >= 0 ? planes : m;
-  l.chunk =
-      ceil_div(span, march_chunks(l.gx * l.gy, resident, std::min(span, kMaxGridYZ), t.chunks));
-  l.chunks = ceil_div(span, l.chunk);  // no empty chunk at the end
-  (room.dim == 3 ? l.gz : l.gy) = l.chunks;
-  return l;
+  // Warps side by side along x (at most 8 a block; 16 by TMA) to cover whole rows, the rest
+  // of the block's warps along y; march_col: one warp along x, the rest along y. 32 warps a
+  // block by TMA only (the other sweeps are bounded for 16).
+  const Ahead ahead = march_ahead(t, value_bytes, vec);
+  const bool tma = room.dim == 3 && ry == 1 && !col && ahead == Ahead::tma;
+  const std::int64_t row_warps = ceil_div(n, 32 * std::int64_t{vec});
+  const std::int64_t gx = col ? row_warps : ceil_div(row_warps, tma ? 16 : 8);
+  const int wx = static_cast<int>(ceil_div(row_warps, gx));
+  // The plan of blocks of WARPS warps (3D), and the block slots of the GPU for it.
+  const auto plan = [&](int warps, std::int64_t& resident) {
+    Launch l;
+    if (room.dim == 3) {
+      l.gx = gx;
+      l.wx = wx;
+      const int wy = std::max(1, warps / l.wx);
+      l.threads = 32 * l.wx * wy;
+      l.gy = ceil_div(m, std::int64_t{wy} * ry);
+      if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
+      if (ry == 1) l.ahead = static_cast<int>(ahead);
+      if (ry == 1 && !col) l.order = march_order(t);
+      if (tma) {
+        l.stage_values = tma_stage_values(n, vec, value_bytes, l.wx, wy);
+        const auto ring = [&](int stages) {
+          return static_cast<std::size_t>(stages) *
+                 (static_cast<std::size_t>(l.stage_values) * value_bytes + 8);
+        };
+        l.stages = t.stages ? t.stages : tma_stages(per_sm(l.threads, ring(3)));
+        l.shared = ring(l.stages);
+      }
+    } else {
+      l.threads = 32 * kMarch2Warps;
+      l.gx = ceil_div(n, std::int64_t{l.threads} * vec);
+    }
+    resident = std::max<std::int64_t>(1, per_sm(l.threads, l.shared)) * sms;
+    l.chunk =
+        ceil_div(span, march_chunks(l.gx * l.gy, resident, std::min(span, kMaxGridYZ), t.chunks));
+    l.chunks = ceil_div(span, l.chunk);  // no empty chunk at the end
+    (room.dim == 3 ? l.gz : l.gy) = l.chunks;
+    return l;
+  };
+  std::int64_t resident = 0;
+  if (t.warps) return plan(tma ? t.warps : std::min(t.warps, 16), resident);
+  const Launch l = plan(tma ? tma_warps(wx) : kMarchWarps, resident);
+  if (!tma || !gpu_memory_rich()) return l;
+  const Launch tall = plan(32, resident);
+  return march_tall_wins(tall, resident) ? tall : l;
 }
 
 // The naive sweep: a thread per interior point.

@@ -204,9 +204,9 @@ TEST(StencilPlan, MarchByTmaSizesItsRing) {
   EXPECT_EQ(stencil::tma_warps(16), gpu_memory_rich() ? 8 : 16);
   EXPECT_EQ(stencil::tma_stages(1), 4);
   EXPECT_EQ(stencil::tma_stages(2), 3);
-  l = march(3, 512, 1, false, {});
-  EXPECT_EQ(l.threads, 32 * stencil::tma_warps(8));
-  EXPECT_EQ(l.stage_values, (l.threads / 256 + 2) * 512);
+  l = march(3, 256, 1, false, {});  // at 512 where memory is rich: march_tall_wins (below)
+  EXPECT_EQ(l.threads, 32 * stencil::tma_warps(4));
+  EXPECT_EQ(l.stage_values, (l.threads / 128 + 2) * 256);
   EXPECT_EQ(l.stages, 3);  // 3 blocks of 512 threads (this test's GPU), 6 of 256
   // 32 warps given: one block of 1024 threads a multiprocessor here, so 4 stages.
   EXPECT_EQ(march(3, 512, 1, false, {32, 0, 0, 3}).stages, 4);
@@ -234,6 +234,41 @@ TEST(StencilPlan, MarchByTmaSizesItsRing) {
   EXPECT_EQ(march(3, 512, 1, false, plain()).shared, 0u);
   EXPECT_EQ(march(3, 512, 1, false, plain(32)).threads, 512);
   EXPECT_EQ(march(3, 512, 2, false, {0, 0, 0, 3}).stages, 0);
+}
+
+// The tma sweep's default block where memory is rich: 32 warps where their blocks fill one wave
+// of marches of at least half a column (march_tall_wins), else tma_warps's 8.
+TEST(StencilPlan, TallBlocksWhereTheyFillOneWaveOfLongMarches) {
+  Launch tall;
+  tall.gx = 1, tall.gy = 128, tall.gz = tall.chunks = 1;
+  EXPECT_TRUE(stencil::march_tall_wins(tall, 132));   // 128 of 132 slots: 97%
+  EXPECT_FALSE(stencil::march_tall_wins(tall, 136));  // 94%
+  EXPECT_FALSE(stencil::march_tall_wins(tall, 127));  // more than one wave
+  tall.gy = 64, tall.gz = tall.chunks = 2;
+  EXPECT_TRUE(stencil::march_tall_wins(tall, 132));  // two chunks a column
+  tall.gy = 32, tall.gz = tall.chunks = 4;
+  EXPECT_FALSE(stencil::march_tall_wins(tall, 132));  // short marches
+  // This test's GPU (one block of 1024 threads a multiprocessor, 132 of them): at N = 512 the
+  // 32-warp plan is one wave, 128 blocks (double: 4 rows a block, one chunk; single: 8 rows,
+  // two chunks); at 256 it is 4 and 8 chunks a column, at 384 and 768 more than one wave.
+  const bool rich = gpu_memory_rich();
+  for (const std::size_t bytes : {std::size_t{8}, std::size_t{4}}) {
+    Launch l = march(3, 512, 1, false, {}, bytes);
+    EXPECT_EQ(l.threads, rich ? 1024 : 32 * stencil::tma_warps(l.wx)) << bytes;
+    if (rich) {
+      EXPECT_EQ(l.blocks(), 128) << bytes;
+      EXPECT_EQ(l.chunks, bytes == 8 ? 1 : 2);
+      EXPECT_EQ(l.stages, 4);                            // one block a multiprocessor
+      EXPECT_EQ(stencil::march_tuning(l, 3).warps, 32);  // the record shows it
+    }
+    for (const std::int64_t n : {256, 384, 768})
+      EXPECT_EQ(march(3, n, 1, false, {}, bytes).threads,
+                32 * stencil::tma_warps(march(3, n, 1, false, {}, bytes).wx))
+          << n << " " << bytes;
+    // Asked for, the warps stand; the sweeps without the copy engine keep their 8.
+    EXPECT_EQ(march(3, 512, 1, false, {8, 0, 0, 3}, bytes).threads, 256);
+    EXPECT_EQ(march(3, 512, 1, false, plain(), bytes).threads, 256);
+  }
 }
 
 TEST(StencilPlan, March3DDefaultsAndTuning) {
