@@ -140,9 +140,10 @@ constexpr int kTmaSingleRegisters = 56;
 // 16 warps in whole rows (16 / 30 / 16 / 24 warps): the rows beside a block, read twice, are
 // fewer in a taller block. The H200 (3 stages) 8 warps 0.83 / 0.92 / 0.89 / 0.83, 16 0.79 / 0.90 /
 // 0.86 / 0.83, 32 0.75 / 0.79 / 0.82 / 0.74: there 8 (its richer memory wants the most blocks
-// resident, hence bytes in flight). Blocks narrower than a row (one copy a row instead of one a
-// stage, fewer rows beside a block) lost on the H200 at every size, 0.53-0.86 of the copy against
-// 0.82-0.95 (bench/results/issue16_tenth_pass_2026-11-28_ec5992a.md): whole rows it is.
+// resident, hence bytes in flight; but see march_tall_wins). Blocks narrower than a row (one copy a
+// row instead of one a stage, fewer rows beside a block) lost on the H200 at every size, 0.53-0.86
+// of the copy against 0.82-0.95 (bench/results/issue16_tenth_pass_2026-11-28_ec5992a.md): whole
+// rows it is.
 inline int tma_warps(int wx) {
   if (gpu_memory_rich()) return 8;
   const int rows = std::max(1, (16 + wx - 1) / wx);
