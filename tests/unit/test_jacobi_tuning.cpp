@@ -24,7 +24,8 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
     const char *name, *allowed, *fallback;
   } want[] = {
       {"warps", "8|16|32",
-       "8; tma: the fewest whole rows of 16 or more, 8 where memory is rich (H200)"},
+       "8; tma: the fewest whole rows of 16 or more; where memory is rich (H200) 8, or 32 where "
+       "those blocks fill one wave of marches of half a column or more"},
       {"chunks", "0..65535", "0: the wave-fill rule"},
       {"norm", "fused|plain", "fused"},
       {"ahead", "off|regs|tma",
