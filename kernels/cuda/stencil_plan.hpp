@@ -227,8 +227,11 @@ inline std::int64_t march_chunks(std::int64_t tiles, std::int64_t resident, std:
 // plans on 132 multiprocessors: at 512, 128 blocks in one wave (one chunk a column in double,
 // two in single); at 256 one wave too, but of 4 (double) and 8 (single) chunks a column; at 384
 // and 768 more than one wave. Only where this rule holds did 32 warps win, in both precisions.
-// The H100's default blocks are already 16-32 warps tall (tma_warps).
-// EXPERIMENT: the rule's own GPU run is pending.
+// The H100's default blocks are already 16-32 warps tall (tma_warps). The rule itself on the
+// H200, two calls of each alternating in one run, at N = 512 every sweep: double 0.907 / 0.907
+// against main e5c6037's 0.892 / 0.892, single 0.905 / 0.904 against 0.885 / 0.886; at 256, 384
+// and 768 the same plans as before, within 0.005
+// (bench/results/issue16_thirtysecond_pass_2026-11-30_e5c6037.md).
 inline bool march_tall_wins(const Launch& tall, std::int64_t resident) {
   const std::int64_t blocks = tall.blocks();
   return tall.chunks <= 2 && blocks <= resident && 100 * blocks >= 95 * resident;
