@@ -81,7 +81,8 @@ const TuneKeys& JacobiTuning::keys() {
         "warps a block of the 3D sweep: side by side along x over whole rows (at most 8; 16 "
         "with ahead=tma), the rest along y; fewer where the warps along x do not divide it; "
         "32 with ahead=tma only, the others take 16 (2D: 4, fixed)",
-        "8; tma: the fewest whole rows of 16 or more; where memory is rich (H200) 8, or 32 where "
+        "8; tma: the fewest whole rows of 16 or more; where memory is rich (H200) 8 (single: two "
+        "rows of 6 warps or more), or 32 where "
         "those blocks fill one wave of marches of half a column or more"},
        {"chunks", "0..65535",
         "chunks of planes (2D: rows) each column of tiles is cut into, one block marching "

@@ -144,8 +144,16 @@ constexpr int kTmaSingleRegisters = 56;
 // row instead of one a stage, fewer rows beside a block) lost on the H200 at every size, 0.53-0.86
 // of the copy against 0.82-0.95 (bench/results/issue16_tenth_pass_2026-11-28_ec5992a.md): whole
 // rows it is.
-inline int tma_warps(int wx) {
-  if (gpu_memory_rich()) return 8;
+// In single precision on the H200, rows of 6 warps (N = 768) go two a block (12 warps): 0.830 /
+// 0.831 of the copy against one row's 0.792 / 0.792, alternating in one run (at the same 36
+// warps a multiprocessor, 3 blocks of 12 against 6 of 6, fewer rows read twice); in double there
+// one row is 12 warps already, and two (one block a multiprocessor) ran 0.824 against 0.835
+// (bench/results/issue16_thirtysecond_pass_2026-11-30_e5c6037.md). The rule itself, two calls
+// alternating with main 4d83c2e in one run: 0.831 / 0.831 against 0.806 / 0.788 at 768, the
+// other sizes within 0.004 (bench/results/issue16_thirtythird_pass_2026-11-30_f2deda3.md). Rows
+// wider than 6 warps (single past N = 768) take the same two rows, unmeasured.
+inline int tma_warps(int wx, std::size_t value_bytes = 8) {
+  if (gpu_memory_rich()) return value_bytes == 4 && wx >= 6 ? std::min(32, 2 * wx) : 8;
   const int rows = std::max(1, (16 + wx - 1) / wx);
   return std::min(32, wx * rows);
 }
@@ -294,7 +302,7 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
   };
   std::int64_t resident = 0;
   if (t.warps) return plan(tma ? t.warps : std::min(t.warps, 16), resident);
-  const Launch l = plan(tma ? tma_warps(wx) : kMarchWarps, resident);
+  const Launch l = plan(tma ? tma_warps(wx, value_bytes) : kMarchWarps, resident);
   if (!tma || !gpu_memory_rich()) return l;
   const Launch tall = plan(32, resident);
   return march_tall_wins(tall, resident) ? tall : l;

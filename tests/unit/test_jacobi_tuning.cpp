@@ -24,7 +24,8 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
     const char *name, *allowed, *fallback;
   } want[] = {
       {"warps", "8|16|32",
-       "8; tma: the fewest whole rows of 16 or more; where memory is rich (H200) 8, or 32 where "
+       "8; tma: the fewest whole rows of 16 or more; where memory is rich (H200) 8 (single: two "
+       "rows of 6 warps or more), or 32 where "
        "those blocks fill one wave of marches of half a column or more"},
       {"chunks", "0..65535", "0: the wave-fill rule"},
       {"norm", "fused|plain", "fused"},
@@ -203,6 +204,10 @@ TEST(StencilPlan, MarchByTmaSizesItsRing) {
   EXPECT_EQ(stencil::tma_warps(6), gpu_memory_rich() ? 8 : 18);
   EXPECT_EQ(stencil::tma_warps(1), gpu_memory_rich() ? 8 : 16);
   EXPECT_EQ(stencil::tma_warps(16), gpu_memory_rich() ? 8 : 16);
+  // Single precision where memory is rich: rows of 6 warps or more (N >= 768) two a block.
+  EXPECT_EQ(stencil::tma_warps(6, 4), gpu_memory_rich() ? 12 : 18);
+  EXPECT_EQ(stencil::tma_warps(3, 4), gpu_memory_rich() ? 8 : 18);
+  EXPECT_EQ(stencil::tma_warps(16, 4), gpu_memory_rich() ? 32 : 16);
   EXPECT_EQ(stencil::tma_stages(1), 4);
   EXPECT_EQ(stencil::tma_stages(2), 3);
   l = march(3, 256, 1, false, {});  // at 512 where memory is rich: march_tall_wins (below)
@@ -266,7 +271,7 @@ TEST(StencilPlan, TallBlocksWhereTheyFillOneWaveOfLongMarches) {
     // a row is 3 warps wide).
     for (const std::int64_t n : {256, 384, 768}) {
       const Launch d = march(3, n, 1, false, {}, bytes);
-      EXPECT_EQ(d.threads, 32 * d.wx * std::max(1, stencil::tma_warps(d.wx) / d.wx))
+      EXPECT_EQ(d.threads, 32 * d.wx * std::max(1, stencil::tma_warps(d.wx, bytes) / d.wx))
           << n << " " << bytes;
     }
     // Asked for, the warps stand; the sweeps without the copy engine keep their 8.
