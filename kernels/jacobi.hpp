@@ -192,8 +192,11 @@ struct JacobiTuning {
   int stages = 0;
   // The 3D marching sweeps' direction along z: 0 the code's choice (stencil_plan.hpp's
   // march_order); 1 (up) every sweep marches up; 2 (alternate) the even iterations march down,
-  // so that a sweep starts on the planes the sweep before wrote last (still in L2). The grid is
-  // the same bit for bit; the change of a sweep marching down is summed in another order.
+  // so that a sweep starts on the planes the sweep before wrote last (still in L2); 3 (zigzag,
+  // ahead=tma; else 2) so, and the odd chunks of each column march the other way, so that two
+  // chunks read the planes about the boundary between them at the same time (once from memory,
+  // not twice). The grid is the same bit for bit; the change of a sweep marching down is summed
+  // in another order.
   int order = 0;
   // cuda-timetile, passes of 4 levels: how its blocks share the columns of tiles. 0: the code's
   // choice (the even split where it makes fewer steps than the chunks, chunks not given); 1

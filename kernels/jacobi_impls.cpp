@@ -103,10 +103,12 @@ const TuneKeys& JacobiTuning::keys() {
         "regs, off where memory is rich (H200)"},
        {"stages", "3..12", "ahead=tma: planes in a block's ring of shared-memory stages",
         "3, 4 where one block fills a multiprocessor"},
-       {"order", "up|alternate",
+       {"order", "up|alternate|zigzag",
         "cuda-norm's 3D sweep: every sweep marches up z, or the even iterations march down "
-        "(alternate: a sweep starts on the planes the last one wrote, still in L2); the same "
-        "grid, the change of a sweep down summed in another order",
+        "(alternate: a sweep starts on the planes the last one wrote, still in L2), or so and "
+        "the odd chunks of a column the other way (zigzag, ahead=tma: two chunks meet at their "
+        "shared planes, read once; else alternate); the same grid, the change of a sweep down "
+        "summed in another order",
         "alternate, up where the kernels marching down hold fewer blocks resident"},
        {"split", "chunks|even",
         "cuda-timetile at 4 levels: each column of tiles cut into chunks, a block marching "
@@ -133,7 +135,7 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
     t.ahead = 1 + static_cast<int>(tune_choice(ahead, *v, {"off", "regs", "tma"}));
   if (const auto v = args.get(stages)) t.stages = tune_int(stages, *v, 3, 12);
   if (const auto v = args.get(order))
-    t.order = 1 + static_cast<int>(tune_choice(order, *v, {"up", "alternate"}));
+    t.order = 1 + static_cast<int>(tune_choice(order, *v, {"up", "alternate", "zigzag"}));
   return t;
 }
 
@@ -145,7 +147,7 @@ nlohmann::json JacobiTuning::to_json() const {
   if (norm) j["norm"] = norm == 2 ? "plain" : "fused";
   if (ahead) j["ahead"] = ahead == 3 ? "tma" : ahead == 2 ? "regs" : "off";
   if (stages) j["stages"] = stages;
-  if (order) j["order"] = order == 2 ? "alternate" : "up";
+  if (order) j["order"] = order == 3 ? "zigzag" : order == 2 ? "alternate" : "up";
   return j;
 }
 

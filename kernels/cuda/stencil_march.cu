@@ -14,12 +14,16 @@ namespace mm::stencil {
 namespace {
 
 template <class T, int V, bool NORM, bool RANGE, bool DOWN>
-MarchFn<T> march_row_in(Ahead a) {
+MarchFn<T> march_row_in(Ahead a, bool zigzag) {
   switch (a) {
     case Ahead::regs:
       return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;
     case Ahead::tma:
       if constexpr (V * sizeof(T) == 16) {
+        if constexpr (!RANGE)
+          if (zigzag)
+            return sizeof(T) == 4 ? &march3t_lean_sweep<T, V, NORM, RANGE, DOWN, true>
+                                  : &march3t_sweep<T, V, NORM, RANGE, DOWN, true>;
         if constexpr (sizeof(T) == 4)
           return &march3t_lean_sweep<T, V, NORM, RANGE, DOWN>;
         else
@@ -31,11 +35,11 @@ MarchFn<T> march_row_in(Ahead a) {
   }
 }
 template <class T, int V, bool NORM, bool RANGE>
-MarchFn<T> march_row_as(int dim, Ahead a, bool down) {
+MarchFn<T> march_row_as(int dim, Ahead a, bool down, bool zigzag) {
   if (dim == 2) return &march2v_sweep<T, V, kMarch2Warps, NORM, RANGE>;
   if constexpr (!RANGE)
-    if (down) return march_row_in<T, V, NORM, RANGE, true>(a);
-  return march_row_in<T, V, NORM, RANGE, false>(a);
+    if (down) return march_row_in<T, V, NORM, RANGE, true>(a, zigzag);
+  return march_row_in<T, V, NORM, RANGE, false>(a, zigzag);
 }
 
 // Lets FN take BYTES of dynamic shared memory: raised, never lowered, as the limit is the
@@ -53,11 +57,11 @@ void allow_shared(MarchFn<T> fn, std::size_t bytes) {
 }  // namespace
 
 template <class T, bool NORM, bool RANGE>
-MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down) {
+MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down, bool zigzag) {
   if constexpr (sizeof(T) == 4)
-    if (vec == 4) return march_row_as<T, 4, NORM, RANGE>(dim, a, down);
-  return vec == 2 ? march_row_as<T, 2, NORM, RANGE>(dim, a, down)
-                  : march_row_as<T, 1, NORM, RANGE>(dim, a, down);
+    if (vec == 4) return march_row_as<T, 4, NORM, RANGE>(dim, a, down, zigzag);
+  return vec == 2 ? march_row_as<T, 2, NORM, RANGE>(dim, a, down, zigzag)
+                  : march_row_as<T, 1, NORM, RANGE>(dim, a, down, zigzag);
 }
 
 template <class T>
@@ -82,9 +86,10 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
   JacobiTuning t = tuning;
   if (RANGE) t.order = 1;  // a slab's sweeps march up
   const Ahead a = march_ahead(t, sizeof(T), vec);
+  const bool zigzag = !RANGE && t.order == 3 && a == Ahead::tma;
   const auto kernels = [&](bool down) {
-    return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down),
-                                   march_row_fn<T, false, RANGE>(room.dim, vec, a, down)};
+    return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down, zigzag),
+                                   march_row_fn<T, false, RANGE>(room.dim, vec, a, down, zigzag)};
   };
   const auto resident = [](const std::vector<MarchFn<T>>& fns, int threads, std::size_t shared) {
     return resident_blocks<T>(fns.data(), fns.size(), threads, shared);
@@ -95,9 +100,9 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
         [&](int threads, std::size_t shared) { return resident(fns, threads, shared); }, planes);
   };
   std::vector<MarchFn<T>> up = kernels(false);
-  if (room.dim != 3 || march_order(t) != 2) return plan(up);
+  if (room.dim != 3 || march_order(t) < 2) return plan(up);
   const std::vector<MarchFn<T>> down = kernels(true);
-  if (t.order == 2) {  // asked for: planned for both directions
+  if (t.order >= 2) {  // asked for: planned for both directions
     up.insert(up.end(), down.begin(), down.end());
     return plan(up);
   }
@@ -160,10 +165,10 @@ void launch_sum_change(const Launch& l, const double* partials, double* slot, cu
 }
 
 #define MM_STENCIL_ROWS(T)                                                                  \
-  template MarchFn<T> march_row_fn<T, true, false>(int, int, Ahead, bool);                  \
-  template MarchFn<T> march_row_fn<T, false, false>(int, int, Ahead, bool);                 \
-  template MarchFn<T> march_row_fn<T, true, true>(int, int, Ahead, bool);                   \
-  template MarchFn<T> march_row_fn<T, false, true>(int, int, Ahead, bool);                  \
+  template MarchFn<T> march_row_fn<T, true, false>(int, int, Ahead, bool, bool);            \
+  template MarchFn<T> march_row_fn<T, false, false>(int, int, Ahead, bool, bool);           \
+  template MarchFn<T> march_row_fn<T, true, true>(int, int, Ahead, bool, bool);             \
+  template MarchFn<T> march_row_fn<T, false, true>(int, int, Ahead, bool, bool);            \
   template int resident_blocks<T>(const MarchFn<T>*, std::size_t, int, std::size_t);        \
   template Launch plan_march_rows<T, false>(const HeatedRoom&, int, const JacobiTuning&,    \
                                             std::int64_t);                                  \

@@ -134,21 +134,39 @@ __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T*
   if constexpr (!RANGE) sum_before(c);
 }
 
+// The body marching DOWN, or with ZIGZAG (order=zigzag, not RANGE) the odd chunks the other way:
+// chunk k marching up ends on the planes about its top boundary as chunk k + 1, marching down,
+// ends on them too (and they start together at the boundary below), so that the planes beside
+// a boundary, which both read, come from memory once rather than at either end of a march.
+template <class T, int V, bool NORM, bool RANGE, bool DOWN, bool ZIGZAG>
+__device__ __forceinline__ void march3t_either(Room r, const T* __restrict__ u, T* __restrict__ out,
+                                               T src, T inv, std::int64_t chunk, int wx,
+                                               const Change& c) {
+  static_assert(!(ZIGZAG && RANGE));
+  if constexpr (ZIGZAG) {
+    if (blockIdx.z & 1u) {
+      march3t_body<T, V, NORM, RANGE, !DOWN>(r, u, out, src, inv, chunk, wx, c);
+      return;
+    }
+  }
+  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, c);
+}
+
 // Double: blocks of up to 1024 threads, ptxas free up to 64 registers.
-template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false>
+template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false, bool ZIGZAG = false>
 __global__ void __launch_bounds__(1024)
     march3t_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, Change c) {
-  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, c);
+  march3t_either<T, V, NORM, RANGE, DOWN, ZIGZAG>(r, u, out, src, inv, chunk, wx, c);
 }
 
 // Single: at most kTmaSingleRegisters a thread (stencil_plan.hpp), so that two blocks of 18
 // warps fit a multiprocessor.
-template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false>
+template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false, bool ZIGZAG = false>
 __global__ void __maxnreg__(kTmaSingleRegisters)
     march3t_lean_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                        std::int64_t chunk, int wx, Change c) {
-  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, c);
+  march3t_either<T, V, NORM, RANGE, DOWN, ZIGZAG>(r, u, out, src, inv, chunk, wx, c);
 }
 
 }  // namespace mm::stencil

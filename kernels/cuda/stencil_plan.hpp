@@ -181,7 +181,11 @@ inline int march_order(const JacobiTuning& t) {
 // alternates (so that cuda-norm and cuda-timetile's plain sweeps, planned alike, sum the same
 // change).
 inline bool march_down(const Launch& l, std::int64_t iteration) {
-  return l.order == 2 && iteration % 2 == 0;
+  return l.order >= 2 && iteration % 2 == 0;
+}
+// Whether launch L's odd chunks march the other way (order=zigzag; the tma sweep only).
+inline bool march_zigzag(const Launch& l) {
+  return l.order == 3;
 }
 
 // ahead=tma: a block's stage holds its rows, the row beside each end, and this many bytes
@@ -279,7 +283,7 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
       l.gy = ceil_div(m, std::int64_t{wy} * ry);
       if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the CUDA tiling");
       if (ry == 1) l.ahead = static_cast<int>(ahead);
-      if (ry == 1 && !col) l.order = march_order(t);
+      if (ry == 1 && !col) l.order = march_order(t) == 3 && !tma ? 2 : march_order(t);
       if (tma) {
         l.stage_values = tma_stage_values(n, vec, value_bytes, l.wx, wy);
         const auto ring = [&](int stages) {

@@ -33,7 +33,7 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
        "16-byte vectors (N even in double, a multiple of 4 in single): tma; else by device: "
        "regs, off where memory is rich (H200)"},
       {"stages", "3..12", "3, 4 where one block fills a multiprocessor"},
-      {"order", "up|alternate",
+      {"order", "up|alternate|zigzag",
        "alternate, up where the kernels marching down hold fewer blocks resident"},
       {"split", "chunks|even",
        "even where it makes fewer steps than the chunks (chunks not given)"},
@@ -84,7 +84,9 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"order=up"}).order, 1);
   EXPECT_EQ(parse({"order=alternate"}).order, 2);
   EXPECT_EQ(parse({"order=alternate"}).to_json(), (nlohmann::json{{"order", "alternate"}}));
-  EXPECT_EQ(usage_error({"order=down"}), "--tune order=down: order takes up|alternate");
+  EXPECT_EQ(parse({"order=zigzag"}).order, 3);
+  EXPECT_EQ(parse({"order=zigzag"}).to_json(), (nlohmann::json{{"order", "zigzag"}}));
+  EXPECT_EQ(usage_error({"order=down"}), "--tune order=down: order takes up|alternate|zigzag");
   // Every declared key is read: a value for it shows in to_json().
   for (const auto& [key, value] :
        {std::pair{"warps", "16"}, std::pair{"chunks", "3"}, std::pair{"norm", "plain"},
@@ -530,6 +532,40 @@ TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
       }
     }
   }
+}
+
+// order=zigzag: the tma sweep's odd chunks of a column march the other way (and every chunk
+// turns on the even sweeps, as with alternate): the grid bit for bit the same as marching up,
+// the change within rounding (a chunk marching down sums in another order), at chunks of one
+// plane, of a few, and whole columns, odd and even counts of chunks; where the rows have no
+// 16-byte vectors (no tma) the order falls back to alternate.
+TYPED_TEST(TunedStencil, ZigzagChunksGiveTheSameGrid) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& norm = stencil_impl<T>("cuda-norm");
+  int ran = 0;
+  for (const std::int64_t n : {8, 33, 64, 130, 256}) {
+    const bool sixteen = n % static_cast<std::int64_t>(16 / sizeof(T)) == 0;
+    for (const int chunks : {65535, 2, 3, 5}) {
+      for (const int warps : {8, 16}) {
+        const JacobiStop stop{7, -1, 2};
+        JacobiResult up_r;
+        nlohmann::json up_used;
+        const auto up = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 3, 0, 1}, up_r, up_used);
+        JacobiResult r;
+        nlohmann::json used;
+        const auto got = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 3, 0, 3}, r, used);
+        const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+        EXPECT_EQ(used.value("order", ""), sixteen ? "zigzag" : "alternate") << what;
+        EXPECT_EQ(used["chunks"], up_used["chunks"]) << what;
+        EXPECT_EQ(r.iterations, up_r.iterations) << what;
+        EXPECT_NEAR(r.norm, up_r.norm, 1e-12 * up_r.norm) << what;
+        EXPECT_EQ(got, up) << what;  // bit for bit
+        ++ran;
+      }
+    }
+  }
+  EXPECT_EQ(ran, 5 * 4 * 2);
 }
 
 }  // namespace
