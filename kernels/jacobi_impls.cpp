@@ -109,7 +109,8 @@ const TuneKeys& JacobiTuning::keys() {
         "the odd chunks of a column the other way (zigzag, ahead=tma: two chunks meet at their "
         "shared planes, read once; else alternate); the same grid, the change of a sweep down "
         "summed in another order",
-        "alternate, up where the kernels marching down hold fewer blocks resident"},
+        "alternate, up where the kernels marching down hold fewer blocks resident; zigzag (tma) "
+        "where memory is rich (H200) and its chunks are of 64 planes or fewer"},
        {"split", "chunks|even",
         "cuda-timetile at 4 levels: each column of tiles cut into chunks, a block marching "
         "each (chunks), or the columns' planes in equal shares, one a block the GPU holds at "

@@ -169,7 +169,8 @@ class TimeTileRunner final : public cuda::CudaRunner {
   template <bool NORM>
   MarchFn march_fn(bool down) const {
     return stencil::march_row_fn<T, NORM>(p_.room.dim, vec_,
-                                          static_cast<stencil::Ahead>(plain_.ahead), down);
+                                          static_cast<stencil::Ahead>(plain_.ahead), down,
+                                          stencil::march_zigzag(plain_));
   }
 
   // The time-tiled sweep of L levels for N even or not (EVEN): its shape as timetile_plan.hpp

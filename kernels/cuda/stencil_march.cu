@@ -87,30 +87,41 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
   if (RANGE) t.order = 1;  // a slab's sweeps march up
   const Ahead a = march_ahead(t, sizeof(T), vec);
   const bool zigzag = !RANGE && t.order == 3 && a == Ahead::tma;
-  const auto kernels = [&](bool down) {
-    return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down, zigzag),
-                                   march_row_fn<T, false, RANGE>(room.dim, vec, a, down, zigzag)};
+  const auto kernels = [&](bool down, bool zz) {
+    return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down, zz),
+                                   march_row_fn<T, false, RANGE>(room.dim, vec, a, down, zz)};
   };
   const auto resident = [](const std::vector<MarchFn<T>>& fns, int threads, std::size_t shared) {
     return resident_blocks<T>(fns.data(), fns.size(), threads, shared);
   };
-  const auto plan = [&](const std::vector<MarchFn<T>>& fns) {
+  const auto plan = [&](const std::vector<MarchFn<T>>& fns, const JacobiTuning& as) {
     return plan_march(
-        room, vec, sizeof(T), 1, false, t, cuda::multiprocessors(),
+        room, vec, sizeof(T), 1, false, as, cuda::multiprocessors(),
         [&](int threads, std::size_t shared) { return resident(fns, threads, shared); }, planes);
   };
-  std::vector<MarchFn<T>> up = kernels(false);
-  if (room.dim != 3 || march_order(t) < 2) return plan(up);
-  const std::vector<MarchFn<T>> down = kernels(true);
-  if (t.order >= 2) {  // asked for: planned for both directions
-    up.insert(up.end(), down.begin(), down.end());
-    return plan(up);
+  // Planned for both directions (with or without zigzag's odd chunks the other way).
+  const auto both = [&](bool zz, const JacobiTuning& as) {
+    std::vector<MarchFn<T>> fns = kernels(false, zz);
+    const std::vector<MarchFn<T>> down = kernels(true, zz);
+    fns.insert(fns.end(), down.begin(), down.end());
+    return plan(fns, as);
+  };
+  const std::vector<MarchFn<T>> up = kernels(false, false);
+  if (room.dim != 3 || march_order(t) < 2) return plan(up, t);
+  if (t.order >= 2) return both(zigzag, t);  // asked for
+  // The code's choice: zigzag where its chunks are short (zigzag_wins), planned with its kernels.
+  if (!RANGE && a == Ahead::tma && gpu_memory_rich()) {
+    JacobiTuning z = t;
+    z.order = 3;
+    const Launch l = both(true, z);
+    if (zigzag_wins(l)) return l;
   }
+  const std::vector<MarchFn<T>> down = kernels(true, false);
   // The code's choice: alternate where the kernels marching down (which may take more
   // registers) keep as many blocks resident as those marching up, else up (H100, N = 384 in
   // double, 18 warps: 58 registers down against 56 up, one block a multiprocessor against two;
   // 0.90 of the copy alternating against 0.96 up).
-  Launch l = plan(up);
+  Launch l = plan(up, t);
   if (resident(down, l.threads, l.shared) < resident(up, l.threads, l.shared)) l.order = 1;
   return l;
 }

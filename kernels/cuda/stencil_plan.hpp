@@ -187,6 +187,25 @@ inline bool march_down(const Launch& l, std::int64_t iteration) {
 inline bool march_zigzag(const Launch& l) {
   return l.order == 3;
 }
+// The planes a chunk of the zigzag order marches at most where it is the code's choice.
+constexpr std::int64_t kZigzagMostPlanes = 64;
+// Whether the code takes order=zigzag for the tma sweep planned as Z (with the zigzag kernels'
+// occupancy): on a memory-rich GPU, where a column is cut into chunks of kZigzagMostPlanes
+// planes or fewer. Two chunks meeting at a boundary read the planes beside it at once, so a
+// chunk of C planes reads C rather than C + 2 from memory: the shorter the chunk, the more that
+// saves. H200, fraction of the copy, the change every sweep, default / zigzag twice each in one
+// run (branch jacobi-zigzag 9a06328): N = 256 double 0.902 / 0.903 against 0.926 / 0.927 (zigzag's
+// kernels hold 5 blocks a multiprocessor, so 5 chunks of 51 planes against 4 of 64), single 0.861
+// / 0.861 against 0.880 / 0.880 (8 chunks of 32); 384 single (4 of 95) 0.926 either way, 384
+// double (2 of 191, up) 0.935 against 0.931, 512 single (2 of 254) 0.905 either way
+// (bench/results/issue16_thirtythird_pass_2026-11-30_f2deda3.md). The rule itself against main
+// 4d83c2e, twice each alternating in one call: 256 double 0.926 / 0.925 against 0.903 / 0.902,
+// single 0.878 / 0.878 against 0.861 / 0.862, the other sizes unchanged. More, shorter chunks
+// (more waves) lost with zigzag too: at 256, 16 chunks 0.79-0.80; at 384, 6-12 chunks 0.83-0.90.
+// The H100 is not measured: there the order stays as march_order has it.
+inline bool zigzag_wins(const Launch& z) {
+  return gpu_memory_rich() && z.order == 3 && z.chunks > 1 && z.chunk <= kZigzagMostPlanes;
+}
 
 // ahead=tma: a block's stage holds its rows, the row beside each end, and this many bytes
 // beyond its points each side along x (the end points' neighbours; 128 so that each row's copy

@@ -34,7 +34,8 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
        "regs, off where memory is rich (H200)"},
       {"stages", "3..12", "3, 4 where one block fills a multiprocessor"},
       {"order", "up|alternate|zigzag",
-       "alternate, up where the kernels marching down hold fewer blocks resident"},
+       "alternate, up where the kernels marching down hold fewer blocks resident; zigzag (tma) "
+       "where memory is rich (H200) and its chunks are of 64 planes or fewer"},
       {"split", "chunks|even",
        "even where it makes fewer steps than the chunks (chunks not given)"},
   };
@@ -282,6 +283,26 @@ TEST(StencilPlan, TallBlocksWhereTheyFillOneWaveOfLongMarches) {
   }
 }
 
+// zigzag_wins: where memory is rich, a plan of zigzag's with chunks of kZigzagMostPlanes planes
+// or fewer, more than one a column (one chunk meets none).
+TEST(StencilPlan, ZigzagWhereItsChunksAreShort) {
+  const bool rich = gpu_memory_rich();
+  Launch z;
+  z.order = 3, z.gx = 1, z.gy = 127;
+  z.chunk = 51, z.gz = z.chunks = 5;  // N = 256 in double on the H200
+  EXPECT_EQ(stencil::zigzag_wins(z), rich);
+  z.chunk = 64, z.gz = z.chunks = 4;
+  EXPECT_EQ(stencil::zigzag_wins(z), rich);
+  z.chunk = 65, z.gz = z.chunks = 4;
+  EXPECT_FALSE(stencil::zigzag_wins(z));
+  z.chunk = 95;  // N = 384 in single
+  EXPECT_FALSE(stencil::zigzag_wins(z));
+  z.chunk = 30, z.gz = z.chunks = 1;
+  EXPECT_FALSE(stencil::zigzag_wins(z));
+  z.gz = z.chunks = 2, z.order = 2;  // planned as alternate
+  EXPECT_FALSE(stencil::zigzag_wins(z));
+}
+
 TEST(StencilPlan, March3DDefaultsAndTuning) {
   // N = 512 double (without TMA): vectors of 2, 8 warps a row side by side, one row of y a
   // block.
@@ -466,7 +487,10 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
           } else if (t.order) {
             EXPECT_EQ(order, t.order == 2 ? "alternate" : "up") << what;
           } else {
-            EXPECT_TRUE(order == "up" || order == "alternate") << what;
+            // zigzag where its chunks are short on a memory-rich GPU (zigzag_wins).
+            EXPECT_TRUE(order == "up" || order == "alternate" ||
+                        (order == "zigzag" && gpu_memory_rich()))
+                << what;
           }
           if (dim == 3) {
             const int warps = used["warps"].get<int>();
@@ -566,6 +590,32 @@ TYPED_TEST(TunedStencil, ZigzagChunksGiveTheSameGrid) {
     }
   }
   EXPECT_EQ(ran, 5 * 4 * 2);
+}
+
+// The code's order (no --tune order): zigzag where memory is rich and its chunks are short
+// (zigzag_wins: N = 256 on the H200, 5 chunks a column in double, 8 in single), else alternate
+// or up; the grid bit for bit that of --tune order=up.
+TYPED_TEST(TunedStencil, ZigzagIsTheDefaultWhereItsChunksAreShort) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& norm = stencil_impl<T>("cuda-norm");
+  for (const std::int64_t n : {256, 384, 512}) {
+    const JacobiStop stop{4, -1, 2};
+    JacobiResult r, up_r;
+    nlohmann::json used, up_used;
+    const auto got = run_tuned(norm, 3, n, stop, {}, r, used);
+    const auto up = run_tuned(norm, 3, n, stop, {0, 0, 0, 0, 0, 1}, up_r, up_used);
+    const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+    const std::int64_t chunks = used["chunks"].get<std::int64_t>();
+    const bool zigzag = used.value("order", "") == "zigzag";
+    EXPECT_EQ(zigzag, gpu_memory_rich() && n == 256) << what;
+    if (zigzag) {
+      EXPECT_GT(chunks, 1) << what;
+      EXPECT_LE((n - 2 + chunks - 1) / chunks, stencil::kZigzagMostPlanes) << what;
+    }
+    EXPECT_EQ(got, up) << what;  // bit for bit
+    EXPECT_NEAR(r.norm, up_r.norm, 1e-12 * up_r.norm) << what;
+  }
 }
 
 }  // namespace
