@@ -13,6 +13,15 @@ namespace mm::stencil {
 
 namespace {
 
+// The tma sweep's kernel: single's bounded for registers (kTmaSingleRegisters).
+template <class T, int V, bool NORM, bool RANGE, bool DOWN, bool ZIGZAG>
+MarchFn<T> march_tma_fn() {
+  if constexpr (sizeof(T) == 4)
+    return &march3t_lean_sweep<T, V, NORM, RANGE, DOWN, ZIGZAG>;
+  else
+    return &march3t_sweep<T, V, NORM, RANGE, DOWN, ZIGZAG>;
+}
+
 template <class T, int V, bool NORM, bool RANGE, bool DOWN>
 MarchFn<T> march_row_in(Ahead a, bool zigzag) {
   switch (a) {
@@ -21,13 +30,8 @@ MarchFn<T> march_row_in(Ahead a, bool zigzag) {
     case Ahead::tma:
       if constexpr (V * sizeof(T) == 16) {
         if constexpr (!RANGE)
-          if (zigzag)
-            return sizeof(T) == 4 ? &march3t_lean_sweep<T, V, NORM, RANGE, DOWN, true>
-                                  : &march3t_sweep<T, V, NORM, RANGE, DOWN, true>;
-        if constexpr (sizeof(T) == 4)
-          return &march3t_lean_sweep<T, V, NORM, RANGE, DOWN>;
-        else
-          return &march3t_sweep<T, V, NORM, RANGE, DOWN>;
+          if (zigzag) return march_tma_fn<T, V, NORM, RANGE, DOWN, true>();
+        return march_tma_fn<T, V, NORM, RANGE, DOWN, false>();
       }
       return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;  // march_ahead never picks it
     default:
