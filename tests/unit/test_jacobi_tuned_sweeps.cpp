@@ -1,0 +1,234 @@
+// The CUDA marching sweeps under each Jacobi tuning, on a GPU: every tuning against the
+// reference, the ways of loading and of ordering the march bit for bit alike, and the values each
+// run reports it used. The tunings' parsing and plans (host code): test_jacobi_tuning.cpp.
+#include <gtest/gtest.h>
+
+#include "cuda/stencil_plan.hpp"
+#include "gpu.hpp"
+#include "jacobi.hpp"
+#include "random_matrices.hpp"
+#include "stencil_defaults.hpp"
+#include "stencil_run.hpp"
+
+namespace mm {
+namespace {
+
+using test::plain_ahead_name;
+using test::stencil_impl;
+
+// IMPL's grid after STOP from the initial one, with TUNING; USED gets what it reports.
+template <class T>
+std::vector<T> run_tuned(const Impl<StencilMake<T>>& impl, int dim, std::int64_t n,
+                         const JacobiStop& stop, const JacobiTuning& tuning, JacobiResult& res,
+                         nlohmann::json& used) {
+  const HeatedRoom room = heated_room(dim, n);
+  std::vector<T> u(static_cast<std::size_t>(room.points()), test::poison<T>());
+  StencilProblem<T> p{room, u.data(), stop, &res, tuning};
+  auto r = impl.make(p);
+  const Measured m = measure(*r, 0, 2);
+  used = m.tuning;
+  return u;
+}
+
+template <class T>
+class TunedStencil : public ::testing::Test {};
+using RealTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TunedStencil, RealTypes);
+
+// Every marching sweep under every tuning against ref-stencil, 2D and 3D, reporting the
+// warps (3D) and chunks it used; cuda-timetile (3D) its chunks and norm, none in 2D (cuda-norm's
+// sweep under the default tuning); the other CUDA sweeps report none.
+TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& ref = stencil_impl<T>("ref-stencil");
+  int ran = 0;
+  for (const int dim : {2, 3}) {
+    for (const std::int64_t n : {5, 33, 130, 200}) {
+      const JacobiStop stop{7, -1, 2};
+      JacobiResult want_r;
+      nlohmann::json none;
+      const auto want = run_tuned(ref, dim, n, stop, {}, want_r, none);
+      EXPECT_EQ(none, nlohmann::json::object());
+      for (const auto& impl : stencil_impls<T>()) {
+        if (impl.device != Device::cuda) continue;
+        const bool marching = impl.name.rfind("cuda-norm", 0) == 0;
+        const bool tiled = impl.name == "cuda-timetile" && dim == 3;
+        for (const JacobiTuning t :
+             {JacobiTuning{}, JacobiTuning{16, 0}, JacobiTuning{8, 1}, JacobiTuning{16, 5},
+              JacobiTuning{0, 65535}, JacobiTuning{0, 0, 0, 1}, JacobiTuning{16, 3, 0, 1},
+              JacobiTuning{32, 0, 0, 3}, JacobiTuning{0, 0, 0, 0, 0, 2},
+              JacobiTuning{16, 3, 0, 3, 0, 2}}) {
+          JacobiResult got_r;
+          nlohmann::json used;
+          const auto got = run_tuned(impl, dim, n, stop, t, got_r, used);
+          const std::string what = impl.name + " " + std::to_string(dim) +
+                                   "D N=" + std::to_string(n) + " tuning " + t.to_json().dump() +
+                                   " used " + used.dump();
+          EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+          EXPECT_NEAR(got_r.norm, want_r.norm, 1e-5 * want_r.norm) << what;
+          test::expect_close(got, want, test::tolerance<T>(8), what);
+          if (tiled) {
+            EXPECT_EQ(used.value("norm", ""), "fused") << what;
+            EXPECT_FALSE(used.contains("warps")) << what;
+            // The even split (4 levels, the code's choice here) has no chunks.
+            ASSERT_TRUE(used.contains("chunks") || used.value("split", "") == "even") << what;
+            if (t.chunks > 0) {
+              EXPECT_EQ(used["chunks"].get<std::int64_t>(), std::min<std::int64_t>(t.chunks, n - 2))
+                  << what;
+            }
+            continue;
+          }
+          if (!marching) {
+            EXPECT_EQ(used, nlohmann::json::object()) << what;
+            continue;
+          }
+          ASSERT_TRUE(used.contains("chunks")) << what;
+          const std::int64_t chunks = used["chunks"].get<std::int64_t>();
+          EXPECT_GE(chunks, 1) << what;
+          EXPECT_LE(chunks, n - 2) << what;
+          if (t.chunks > 0) {
+            EXPECT_EQ(chunks, std::min<std::int64_t>(t.chunks, n - 2)) << what;
+          }
+          EXPECT_EQ(used.contains("warps"), dim == 3) << what;
+          // The direction: cuda-norm's 3D sweep only (its -ry2, -ry4, -col variants march up);
+          // the code's choice is up or alternate by the kernels' registers (plan_march_rows).
+          const std::string order = used.value("order", "");
+          if (dim == 2 || impl.name != "cuda-norm") {
+            EXPECT_EQ(order, "") << what;
+          } else if (t.order) {
+            EXPECT_EQ(order, t.order == 2 ? "alternate" : "up") << what;
+          } else {
+            // zigzag where its chunks are short on a memory-rich GPU (zigzag_wins).
+            EXPECT_TRUE(order == "up" || order == "alternate" ||
+                        (order == "zigzag" && gpu_memory_rich()))
+                << what;
+          }
+          if (dim == 3) {
+            const int warps = used["warps"].get<int>();
+            EXPECT_LE(warps, t.warps ? t.warps : 32) << what;
+            EXPECT_GE(warps, 6) << what;  // 3 warps along x at most here
+          }
+          ++ran;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ran, 2 * 4 * 4 * 10) << "expected cuda-norm, -ry2, -ry4 and -col";
+}
+
+// cuda-norm's three ways of loading (ahead=off, regs, tma) compute the same points from the
+// same values in the same blocks: the grid and the change bit for bit, at sizes whose vectors
+// are 1, 2 and 4 values wide (tma takes 16-byte vectors: regs where the rows have none), with the
+// chunks given (the rule's depend on each kernel's occupancy), among them chunks of one plane
+// (the shortest march: no step ahead), and tma with rings of 3, 4 and 12 stages; marching up
+// every sweep or down on even ones (order=alternate), the same grid either way.
+TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& norm = stencil_impl<T>("cuda-norm");
+  for (const std::int64_t n : {5, 33, 64, 130, 203, 256}) {
+    const bool sixteen = n % static_cast<std::int64_t>(16 / sizeof(T)) == 0;
+    for (const int chunks : {3, 65535}) {
+      for (const int warps : {8, 16}) {
+        const JacobiStop stop{9, -1, 2};
+        JacobiResult up_r;
+        nlohmann::json up_used;
+        const auto up = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1, 0, 1}, up_r, up_used);
+        for (const int order : {1, 2}) {
+          JacobiResult off_r;
+          nlohmann::json off_used;
+          const auto off =
+              run_tuned(norm, 3, n, stop, {warps, chunks, 0, 1, 0, order}, off_r, off_used);
+          EXPECT_EQ(off_used.value("ahead", ""), "off");
+          // Marching down on even sweeps: the same grid; the change summed in another order.
+          EXPECT_EQ(off, up) << "N=" << n << " order " << order;
+          EXPECT_NEAR(off_r.norm, up_r.norm, 1e-12 * up_r.norm) << "N=" << n;
+          for (const auto& [ahead, stages] :
+               {std::pair{2, 0}, std::pair{3, 0}, std::pair{3, 3}, std::pair{3, 12}}) {
+            JacobiResult r;
+            nlohmann::json used;
+            const auto got =
+                run_tuned(norm, 3, n, stop, {warps, chunks, 0, ahead, stages, order}, r, used);
+            const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+            const bool tma = ahead == 3 && sixteen;
+            EXPECT_EQ(used.value("ahead", ""), tma          ? "tma"
+                                               : ahead == 2 ? "regs"
+                                                            : plain_ahead_name())
+                << what;
+            EXPECT_EQ(used.value("stages", 0), tma ? (stages ? stages : 3) : 0) << what;
+            EXPECT_EQ(used["chunks"], off_used["chunks"]) << what;
+            EXPECT_EQ(used["warps"], off_used["warps"]) << what;
+            EXPECT_EQ(r.iterations, off_r.iterations) << what;
+            EXPECT_EQ(used.value("order", ""), order == 2 ? "alternate" : "up") << what;
+            EXPECT_EQ(r.norm, off_r.norm) << what;  // bit for bit
+            EXPECT_EQ(got, off) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
+// order=zigzag: the tma sweep's odd chunks of a column march the other way (and every chunk
+// turns on the even sweeps, as with alternate): the grid bit for bit the same as marching up,
+// the change within rounding (a chunk marching down sums in another order), at chunks of one
+// plane, of a few, and whole columns, odd and even counts of chunks; where the rows have no
+// 16-byte vectors (no tma) the order falls back to alternate.
+TYPED_TEST(TunedStencil, ZigzagChunksGiveTheSameGrid) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& norm = stencil_impl<T>("cuda-norm");
+  int ran = 0;
+  for (const std::int64_t n : {8, 33, 64, 130, 256}) {
+    const bool sixteen = n % static_cast<std::int64_t>(16 / sizeof(T)) == 0;
+    for (const int chunks : {65535, 2, 3, 5}) {
+      for (const int warps : {8, 16}) {
+        const JacobiStop stop{7, -1, 2};
+        JacobiResult up_r;
+        nlohmann::json up_used;
+        const auto up = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 3, 0, 1}, up_r, up_used);
+        JacobiResult r;
+        nlohmann::json used;
+        const auto got = run_tuned(norm, 3, n, stop, {warps, chunks, 0, 3, 0, 3}, r, used);
+        const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+        EXPECT_EQ(used.value("order", ""), sixteen ? "zigzag" : "alternate") << what;
+        EXPECT_EQ(used["chunks"], up_used["chunks"]) << what;
+        EXPECT_EQ(r.iterations, up_r.iterations) << what;
+        EXPECT_NEAR(r.norm, up_r.norm, 1e-12 * up_r.norm) << what;
+        EXPECT_EQ(got, up) << what;  // bit for bit
+        ++ran;
+      }
+    }
+  }
+  EXPECT_EQ(ran, 5 * 4 * 2);
+}
+
+// The code's order (no --tune order): zigzag where memory is rich and its chunks are short
+// (zigzag_wins: N = 256 on the H200, 5 chunks a column in double, 8 in single), else alternate
+// or up; the grid bit for bit that of --tune order=up.
+TYPED_TEST(TunedStencil, ZigzagIsTheDefaultWhereItsChunksAreShort) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& norm = stencil_impl<T>("cuda-norm");
+  for (const std::int64_t n : {256, 384, 512}) {
+    const JacobiStop stop{4, -1, 2};
+    JacobiResult r, up_r;
+    nlohmann::json used, up_used;
+    const auto got = run_tuned(norm, 3, n, stop, {}, r, used);
+    const auto up = run_tuned(norm, 3, n, stop, {0, 0, 0, 0, 0, 1}, up_r, up_used);
+    const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+    const std::int64_t chunks = used["chunks"].get<std::int64_t>();
+    const bool zigzag = used.value("order", "") == "zigzag";
+    EXPECT_EQ(zigzag, gpu_memory_rich() && n == 256) << what;
+    if (zigzag) {
+      EXPECT_GT(chunks, 1) << what;
+      EXPECT_LE((n - 2 + chunks - 1) / chunks, stencil::kZigzagMostPlanes) << what;
+    }
+    EXPECT_EQ(got, up) << what;  // bit for bit
+    EXPECT_NEAR(r.norm, up_r.norm, 1e-12 * up_r.norm) << what;
+  }
+}
+
+}  // namespace
+}  // namespace mm
