@@ -268,6 +268,30 @@ inline bool march_tall_wins(const Launch& tall, std::int64_t resident) {
   return tall.chunks <= 2 && blocks <= resident && 100 * blocks >= 95 * resident;
 }
 
+// Whether the 32-warp plan TALL (TALL_RESIDENT block slots) also replaces the default plan L
+// (L_RESIDENT slots) of the tma sweep of rows of N values of VALUE_BYTES, off march_tall_wins's
+// one wave: on a memory-rich GPU, where TALL's blocks march half a column or more (at most 2
+// chunks) and either hold as many warps resident as L's (the same bytes in flight, fewer rows
+// read twice), or L's blocks are one row each of rows off the 128-byte lines. The four sizes
+// the plans were tuned at hold more warps in L's blocks and have their rows on the lines, and
+// keep them. Off them the default fell to 0.61-0.79 of the copy. H200, the change every sweep,
+// default / warps=32 (bench/results/issue16_thirtyfourth_pass_2026-11-30_8acf718.md): double
+// N = 640 (30 warps a multiprocessor either way) 0.793 / 0.834, 832 (26) 0.689 / 0.730, single
+// 832 (28) 0.655 / 0.743; double 764 (one row of 6112 bytes, 36 warps against 24) 0.61 / 0.81,
+// where ncu counted the one-row sweep's DRAM reads at 1.92 times the least (the rows beside,
+// fetched again) and the two-row sweep's at 1.02. Kept: 768 (36 warps against 24, rows on the
+// lines) 0.835 / 0.824; 384 double (36 against 30) 0.933 / 0.895; 764 single (two rows a block
+// already, 36 against 30) 0.788 / 0.758; 1024 (32 either way) is the one measured size where
+// the rule's choice is not the better: tall, 0.746 / 0.759 in double, 0.719 / 0.703 in single.
+inline bool march_tall_holds(const Launch& l, std::int64_t l_resident, const Launch& tall,
+                             std::int64_t tall_resident, std::int64_t n, std::size_t value_bytes) {
+  if (!gpu_memory_rich() || tall.chunks > 2) return false;
+  const bool as_many = tall_resident * tall.threads >= l_resident * l.threads;
+  const bool one_row_off_line =
+      l.threads == 32 * l.wx && n * static_cast<std::int64_t>(value_bytes) % 128 != 0;
+  return as_many || one_row_off_line;
+}
+
 // The marching sweep (cuda-norm*) of ROOM with VEC values of VALUE_BYTES a vector, RY rows of y a
 // thread (3D), COL for one warp along x (march_col); SMS multiprocessors, PER_SM(threads, shared)
 // the blocks of that many threads resident on one (the kernel's occupancy). One wave: every block
@@ -327,8 +351,12 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
   if (t.warps) return plan(tma ? t.warps : std::min(t.warps, 16), resident);
   const Launch l = plan(tma ? tma_warps(wx, value_bytes) : kMarchWarps, resident);
   if (!tma || !gpu_memory_rich()) return l;
+  const std::int64_t l_resident = resident;
   const Launch tall = plan(32, resident);
-  return march_tall_wins(tall, resident) ? tall : l;
+  return march_tall_wins(tall, resident) ||
+                 march_tall_holds(l, l_resident, tall, resident, n, value_bytes)
+             ? tall
+             : l;
 }
 
 // The naive sweep: a thread per interior point.

@@ -263,16 +263,38 @@ TEST(StencilPlan, TallBlocksWhereTheyFillOneWaveOfLongMarches) {
       EXPECT_EQ(stencil::march_tuning(l, 3).warps, 32);  // the record shows it
     }
     // Elsewhere the default block stays tma_warps's, in rows of wx warps (6 warps at 384, where
-    // a row is 3 warps wide).
+    // a row is 3 warps wide), where it holds more warps a multiprocessor (march_tall_holds).
     for (const std::int64_t n : {256, 384, 768}) {
       const Launch d = march(3, n, 1, false, {}, bytes);
-      EXPECT_EQ(d.threads, 32 * d.wx * std::max(1, stencil::tma_warps(d.wx, bytes) / d.wx))
+      // At 768 in double this test's GPU holds two blocks of 24 warps, as many as four of 12.
+      const bool tall = rich && n == 768 && bytes == 8;
+      EXPECT_EQ(d.threads,
+                tall ? 768 : 32 * d.wx * std::max(1, stencil::tma_warps(d.wx, bytes) / d.wx))
           << n << " " << bytes;
     }
     // Asked for, the warps stand; the sweeps without the copy engine keep their 8.
     EXPECT_EQ(march(3, 512, 1, false, {8, 0, 0, 3}, bytes).threads, 256);
     EXPECT_EQ(march(3, 512, 1, false, plain(), bytes).threads, 256);
   }
+}
+
+// march_tall_holds: where memory is rich, 32-warp blocks (at most 2 chunks a column) also where
+// they hold as many warps resident as the default's, or the default's are one row each of rows
+// off the 128-byte lines. Slots as the H200's, N = 640 / 764 / 768 in double, 764 in single.
+TEST(StencilPlan, TallBlocksWhereTheyHoldAsManyWarpsOrTheRowsAreOffTheLines) {
+  const bool rich = gpu_memory_rich();
+  Launch l, tall;
+  l.wx = tall.wx = 10, l.threads = 320, tall.threads = 960;  // 640: 3 rows a tall block
+  EXPECT_EQ(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 640, 8), rich);  // 30 warps each
+  EXPECT_FALSE(stencil::march_tall_holds(l, 4 * kSms, tall, kSms, 640, 8));     // 40 against 30
+  tall.chunks = 3;  // marches of a third of a column
+  EXPECT_FALSE(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 640, 8));
+  tall.chunks = 2;
+  l.wx = tall.wx = 12, l.threads = 384, tall.threads = 768;  // 764 and 768: 2 rows a tall block
+  EXPECT_FALSE(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 768, 8));     // rows of 48 lines
+  EXPECT_EQ(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 764, 8), rich);  // 47.75 lines
+  l.wx = tall.wx = 6, tall.threads = 960;  // single at 764: two rows of 6 warps already
+  EXPECT_FALSE(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 764, 4));
 }
 
 // zigzag_wins: where memory is rich, a plan of zigzag's with chunks of kZigzagMostPlanes planes
