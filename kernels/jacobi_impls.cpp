@@ -82,8 +82,9 @@ const TuneKeys& JacobiTuning::keys() {
         "with ahead=tma), the rest along y; fewer where the warps along x do not divide it; "
         "32 with ahead=tma only, the others take 16 (2D: 4, fixed)",
         "8; tma: the fewest whole rows of 16 or more; where memory is rich (H200) 8 (single: two "
-        "rows of 6 warps or more), or 32 where "
-        "those blocks fill one wave of marches of half a column or more"},
+        "rows of 6 warps or more), or 32 where those blocks march half a column or more and "
+        "fill one wave, hold as many warps a multiprocessor, or replace one-row blocks of rows "
+        "off the 128-byte lines"},
        {"chunks", "0..65535",
         "chunks of planes (2D: rows) each column of tiles is cut into, one block marching "
         "each; the wave-fill rule takes the fewest whose blocks fill the GPU's block slots to "

@@ -274,15 +274,17 @@ inline bool march_tall_wins(const Launch& tall, std::int64_t resident) {
 // chunks) and either hold as many warps resident as L's (the same bytes in flight, fewer rows
 // read twice), or L's blocks are one row each of rows off the 128-byte lines. The four sizes
 // the plans were tuned at hold more warps in L's blocks and have their rows on the lines, and
-// keep them. Off them the default fell to 0.61-0.79 of the copy. H200, the change every sweep,
-// default / warps=32 (bench/results/issue16_thirtyfourth_pass_2026-11-30_8acf718.md): double
-// N = 640 (30 warps a multiprocessor either way) 0.793 / 0.834, 832 (26) 0.689 / 0.730, single
-// 832 (28) 0.655 / 0.743; double 764 (one row of 6112 bytes, 36 warps against 24) 0.61 / 0.81,
-// where ncu counted the one-row sweep's DRAM reads at 1.92 times the least (the rows beside,
-// fetched again) and the two-row sweep's at 1.02. Kept: 768 (36 warps against 24, rows on the
-// lines) 0.835 / 0.824; 384 double (36 against 30) 0.933 / 0.895; 764 single (two rows a block
-// already, 36 against 30) 0.788 / 0.758; 1024 (32 either way) is the one measured size where
-// the rule's choice is not the better: tall, 0.746 / 0.759 in double, 0.719 / 0.703 in single.
+// keep them. Off them the default had fallen to 0.60-0.79 of the copy: ncu at N = 764 in
+// double (one row of 6112 bytes a block) counted the sweep's DRAM reads at 1.92 times the least
+// (the rows beside, fetched again), two rows a block 1.02 (at 768 one row: 1.03). H200, the
+// change every sweep, main 8acf718 against this rule in one call, fraction of the copy
+// (bench/results/issue16_thirtyfourth_pass_2026-11-30_8acf718.md): double N = 640 0.797 /
+// 0.835, 760 0.652 / 0.824, 764 0.602 / 0.814, 772 0.725 / 0.807, 776 0.734 / 0.817, 832
+// 0.694 / 0.730; single 772 0.707 / 0.780, 776 0.709 / 0.783, 832 0.658 / 0.744, 1024 0.704 /
+// 0.716. Where it loses: 1024 in double (32 warps either way), 0.761 / 0.742. Kept: 768 (36
+// warps a multiprocessor against 24; warps=32 ran 0.824 against 0.835), 384 in double (36
+// against 30: 0.895 against 0.933), 764 in single (two rows a block already: 0.758 against
+// 0.788).
 inline bool march_tall_holds(const Launch& l, std::int64_t l_resident, const Launch& tall,
                              std::int64_t tall_resident, std::int64_t n, std::size_t value_bytes) {
   if (!gpu_memory_rich() || tall.chunks > 2) return false;

@@ -26,8 +26,9 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
   } want[] = {
       {"warps", "8|16|32",
        "8; tma: the fewest whole rows of 16 or more; where memory is rich (H200) 8 (single: two "
-       "rows of 6 warps or more), or 32 where "
-       "those blocks fill one wave of marches of half a column or more"},
+       "rows of 6 warps or more), or 32 where those blocks march half a column or more and "
+       "fill one wave, hold as many warps a multiprocessor, or replace one-row blocks of rows "
+       "off the 128-byte lines"},
       {"chunks", "0..65535", "0: the wave-fill rule"},
       {"norm", "fused|plain", "fused"},
       {"ahead", "off|regs|tma",
