@@ -275,8 +275,8 @@ inline bool march_tall_wins(const Launch& tall, std::int64_t resident) {
 // read twice), or L's blocks are one row each of rows off the 128-byte lines. The four sizes
 // the plans were tuned at hold more warps in L's blocks and have their rows on the lines, and
 // keep them. Off them the default had fallen to 0.60-0.79 of the copy: ncu at N = 764 in
-// double (one row of 6112 bytes a block) counted the sweep's DRAM reads at 1.92 times the least
-// (the rows beside, fetched again), two rows a block 1.02 (at 768 one row: 1.03). H200, the
+// double (one row of 6112 bytes a block) counted the sweep's DRAM reads at 1.94 times the least
+// (the rows beside, fetched again), two rows a block 1.03 (at 768 one row: 1.03). H200, the
 // change every sweep, main 8acf718 against this rule in one call, fraction of the copy
 // (bench/results/issue16_thirtyfourth_pass_2026-11-30_8acf718.md): double N = 640 0.797 /
 // 0.835, 760 0.652 / 0.824, 764 0.602 / 0.814, 772 0.725 / 0.807, 776 0.734 / 0.817, 832
