@@ -190,21 +190,21 @@ inline bool march_zigzag(const Launch& l) {
 // The planes a chunk of the zigzag order marches at most where it is the code's choice.
 constexpr std::int64_t kZigzagMostPlanes = 64;
 // Whether the code takes order=zigzag for the tma sweep planned as Z (with the zigzag kernels'
-// occupancy): on a memory-rich GPU, where a column is cut into chunks of kZigzagMostPlanes
-// planes or fewer. Two chunks meeting at a boundary read the planes beside it at once, so a
-// chunk of C planes reads C rather than C + 2 from memory: the shorter the chunk, the more that
-// saves. H200, fraction of the copy, the change every sweep, default / zigzag twice each in one
-// run (branch jacobi-zigzag 9a06328): N = 256 double 0.902 / 0.903 against 0.926 / 0.927 (zigzag's
-// kernels hold 5 blocks a multiprocessor, so 5 chunks of 51 planes against 4 of 64), single 0.861
-// / 0.861 against 0.880 / 0.880 (8 chunks of 32); 384 single (4 of 95) 0.926 either way, 384
-// double (2 of 191, up) 0.935 against 0.931, 512 single (2 of 254) 0.905 either way
+// occupancy), asked on a memory-rich GPU only (plan_march_rows): where a column is cut into
+// chunks of kZigzagMostPlanes planes or fewer. Two chunks meeting at a boundary read the planes
+// beside it at once, so a chunk of C planes reads C rather than C + 2 from memory: the shorter the
+// chunk, the more that saves. H200, fraction of the copy, the change every sweep, default / zigzag
+// twice each in one run (branch jacobi-zigzag 9a06328): N = 256 double 0.902 / 0.903 against 0.926
+// / 0.927 (zigzag's kernels hold 5 blocks a multiprocessor, so 5 chunks of 51 planes against 4 of
+// 64), single 0.861 / 0.861 against 0.880 / 0.880 (8 chunks of 32); 384 single (4 of 95) 0.926
+// either way, 384 double (2 of 191, up) 0.935 against 0.931, 512 single (2 of 254) 0.905 either way
 // (bench/results/issue16_thirtythird_pass_2026-11-30_f2deda3.md). The rule itself against main
 // 4d83c2e, twice each alternating in one call: 256 double 0.926 / 0.925 against 0.903 / 0.902,
 // single 0.878 / 0.878 against 0.861 / 0.862, the other sizes unchanged. More, shorter chunks
 // (more waves) lost with zigzag too: at 256, 16 chunks 0.79-0.80; at 384, 6-12 chunks 0.83-0.90.
 // The H100 is not measured: there the order stays as march_order has it.
 inline bool zigzag_wins(const Launch& z) {
-  return gpu_memory_rich() && z.order == 3 && z.chunks > 1 && z.chunk <= kZigzagMostPlanes;
+  return z.order == 3 && z.chunks > 1 && z.chunk <= kZigzagMostPlanes;
 }
 
 // ahead=tma: a block's stage holds its rows, the row beside each end, and this many bytes
@@ -270,11 +270,11 @@ inline bool march_tall_wins(const Launch& tall, std::int64_t resident) {
 
 // Whether the 32-warp plan TALL (TALL_RESIDENT block slots) also replaces the default plan L
 // (L_RESIDENT slots) of the tma sweep of rows of N values of VALUE_BYTES, off march_tall_wins's
-// one wave: on a memory-rich GPU, where TALL's blocks march half a column or more (at most 2
-// chunks) and either hold as many warps resident as L's (the same bytes in flight, fewer rows
-// read twice), or L's blocks are one row each of rows off the 128-byte lines. The four sizes
-// the plans were tuned at hold more warps in L's blocks and have their rows on the lines, and
-// keep them. Off them the default had fallen to 0.60-0.79 of the copy: ncu at N = 764 in
+// one wave, asked on a memory-rich GPU only (plan_march): where TALL's blocks march half a column
+// or more (at most 2 chunks) and either hold as many warps resident as L's (the same bytes in
+// flight, fewer rows read twice), or L's blocks are one row each of rows off the 128-byte lines.
+// The four sizes the plans were tuned at hold more warps in L's blocks and have their rows on the
+// lines, and keep them. Off them the default had fallen to 0.60-0.79 of the copy: ncu at N = 764 in
 // double (one row of 6112 bytes a block) counted the sweep's DRAM reads at 1.94 times the least
 // (the rows beside, fetched again), two rows a block 1.03 (at 768 one row: 1.03). H200, the
 // change every sweep, main 8acf718 against this rule in one call, fraction of the copy
@@ -287,7 +287,7 @@ inline bool march_tall_wins(const Launch& tall, std::int64_t resident) {
 // 0.788).
 inline bool march_tall_holds(const Launch& l, std::int64_t l_resident, const Launch& tall,
                              std::int64_t tall_resident, std::int64_t n, std::size_t value_bytes) {
-  if (!gpu_memory_rich() || tall.chunks > 2) return false;
+  if (tall.chunks > 2) return false;
   const bool as_many = tall_resident * tall.threads >= l_resident * l.threads;
   const bool one_row_off_line =
       l.threads == 32 * l.wx && n * static_cast<std::int64_t>(value_bytes) % 128 != 0;

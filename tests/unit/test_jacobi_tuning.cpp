@@ -279,35 +279,34 @@ TEST(StencilPlan, TallBlocksWhereTheyFillOneWaveOfLongMarches) {
   }
 }
 
-// march_tall_holds: where memory is rich, 32-warp blocks (at most 2 chunks a column) also where
-// they hold as many warps resident as the default's, or the default's are one row each of rows
-// off the 128-byte lines. Slots as the H200's, N = 640 / 764 / 768 in double, 764 in single.
+// march_tall_holds (plan_march asks it where memory is rich): 32-warp blocks (at most 2 chunks a
+// column) also where they hold as many warps resident as the default's, or the default's are
+// one row each of rows off the 128-byte lines. Slots as the H200's, N = 640 / 764 / 768 in
+// double, 764 in single.
 TEST(StencilPlan, TallBlocksWhereTheyHoldAsManyWarpsOrTheRowsAreOffTheLines) {
-  const bool rich = gpu_memory_rich();
   Launch l, tall;
   l.wx = tall.wx = 10, l.threads = 320, tall.threads = 960;  // 640: 3 rows a tall block
-  EXPECT_EQ(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 640, 8), rich);  // 30 warps each
-  EXPECT_FALSE(stencil::march_tall_holds(l, 4 * kSms, tall, kSms, 640, 8));     // 40 against 30
+  EXPECT_TRUE(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 640, 8));   // 30 warps each
+  EXPECT_FALSE(stencil::march_tall_holds(l, 4 * kSms, tall, kSms, 640, 8));  // 40 against 30
   tall.chunks = 3;  // marches of a third of a column
   EXPECT_FALSE(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 640, 8));
   tall.chunks = 2;
   l.wx = tall.wx = 12, l.threads = 384, tall.threads = 768;  // 764 and 768: 2 rows a tall block
-  EXPECT_FALSE(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 768, 8));     // rows of 48 lines
-  EXPECT_EQ(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 764, 8), rich);  // 47.75 lines
+  EXPECT_FALSE(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 768, 8));  // rows of 48 lines
+  EXPECT_TRUE(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 764, 8));   // 47.75 lines
   l.wx = tall.wx = 6, tall.threads = 960;  // single at 764: two rows of 6 warps already
   EXPECT_FALSE(stencil::march_tall_holds(l, 3 * kSms, tall, kSms, 764, 4));
 }
 
-// zigzag_wins: where memory is rich, a plan of zigzag's with chunks of kZigzagMostPlanes planes
-// or fewer, more than one a column (one chunk meets none).
+// zigzag_wins (plan_march_rows asks it where memory is rich): a plan of zigzag's with chunks of
+// kZigzagMostPlanes planes or fewer, more than one a column (one chunk meets none).
 TEST(StencilPlan, ZigzagWhereItsChunksAreShort) {
-  const bool rich = gpu_memory_rich();
   Launch z;
   z.order = 3, z.gx = 1, z.gy = 127;
   z.chunk = 51, z.gz = z.chunks = 5;  // N = 256 in double on the H200
-  EXPECT_EQ(stencil::zigzag_wins(z), rich);
+  EXPECT_TRUE(stencil::zigzag_wins(z));
   z.chunk = 64, z.gz = z.chunks = 4;
-  EXPECT_EQ(stencil::zigzag_wins(z), rich);
+  EXPECT_TRUE(stencil::zigzag_wins(z));
   z.chunk = 65, z.gz = z.chunks = 4;
   EXPECT_FALSE(stencil::zigzag_wins(z));
   z.chunk = 95;  // N = 384 in single
