@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "jacobi.hpp"
@@ -55,6 +56,14 @@ class StencilSlabCuda {
   // Queues the pinned receive planes into the current buffer's planes K0 - 1 (LOWER) and K1
   // (UPPER); sweeps queued later wait for them.
   void stage_in(bool lower, bool upper);
+  // The exchange in device memory (--comm nccl): POST(stream, send lower, receive lower, send
+  // upper, receive upper) queues it on a second stream (a cudaStream_t) after every sweep queued
+  // so far: the current buffer's planes K0 and K1 - 1 out, its planes K0 - 1 and K1 in (null
+  // where LOWER / UPPER is false). Sweeps queued after await_exchange() wait for it; those
+  // queued before run beside it. Nothing waits on the host.
+  using DevicePost = std::function<void(void*, const T*, T*, const T*, T*)>;
+  void exchange(bool lower, bool upper, const DevicePost& post);
+  void await_exchange();
   // Queues the sweep of planes [P0, P1) from the current buffer into the other; SLOT 0..2: its
   // squared change into that slot, -1: none.
   void sweep(std::int64_t p0, std::int64_t p1, int slot);

@@ -163,6 +163,20 @@ void StencilSlabCuda<T>::stage_in(bool lower, bool upper) {
 }
 
 template <class T>
+void StencilSlabCuda<T>::exchange(bool lower, bool upper, const DevicePost& post) {
+  Impl& m = *impl_;
+  m.swept.order(m.compute.get(), m.copy.get());  // after the sweeps so far
+  post(m.copy.get(), lower ? m.plane_of(m.cur, m.k0) : nullptr,
+       lower ? m.plane_of(m.cur, m.k0 - 1) : nullptr, upper ? m.plane_of(m.cur, m.k1 - 1) : nullptr,
+       upper ? m.plane_of(m.cur, m.k1) : nullptr);
+}
+
+template <class T>
+void StencilSlabCuda<T>::await_exchange() {
+  impl_->arrived.order(impl_->copy.get(), impl_->compute.get());
+}
+
+template <class T>
 void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot) {
   Impl& m = *impl_;
   if (p1 <= p0) return;

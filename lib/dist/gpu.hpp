@@ -40,6 +40,12 @@ class GpuRanks {
   virtual std::string describe() const = 0;
   // Waits for this rank's queued GPU work.
   virtual void synchronize() const = 0;
+  // --comm nccl only (DeviceError otherwise): queues one group of NCCL messages on STREAM (a
+  // cudaStream_t of this rank's GPU): for each of PEERS, COUNT values of S from its SENDS entry
+  // to it and from it into its RECVS entry (device memory).
+  virtual void nccl_exchange(void* stream, Scalar s, std::size_t count,
+                             const std::vector<int>& peers, const std::vector<const void*>& sends,
+                             const std::vector<void*>& recvs) const = 0;
 };
 
 // Collective: binds this rank to GPU (node rank modulo the GPUs it sees: ranks may share one;

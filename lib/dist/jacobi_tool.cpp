@@ -38,6 +38,8 @@ struct RoomPlan {
   bool gpu = false;
   int gpu_index = -1;
   std::string gpu_name;
+  // --comm nccl: the GPU ranks whose NCCL sends the planes (else null: MPI, staged on the host).
+  std::shared_ptr<const GpuRanks> nccl;
   JacobiTuning tuning;
   const char* impl() const { return gpu ? kGpuImpl : kImpl; }
 };
@@ -166,7 +168,7 @@ int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, const Roo
   std::unique_ptr<RoomEngine<T>> engine;
   agree(comm, [&] {
     if (plan.gpu)
-      engine = gpu_slab_engine<T>(comm, room, out, plan.tuning);
+      engine = gpu_slab_engine<T>(comm, room, out, plan.tuning, plan.nccl);
     else if (plan.split.boxes)
       engine = box_engine<T>(comm, room, box, out);
     else
@@ -227,7 +229,9 @@ int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, const Roo
   rec.extra("grid", {{"dim", dim}, {"n", n}, {"interior", room.interior()}});
   rec.extra("mlups", mlups);
   rec.extra("ranks", comm.size());
-  rec.extra("transport", plan.gpu && comm.mpi() ? kGpuTransport : transport(comm));
+  rec.extra("transport", plan.nccl                ? plan.nccl->transport()
+                         : plan.gpu && comm.mpi() ? kGpuTransport
+                                                  : transport(comm));
   if (plan.split.boxes) {
     rec.extra("partition", "boxes");
     rec.extra("process_grid", nlohmann::json::array({box.dims[0], box.dims[1], box.dims[2]}));
@@ -294,12 +298,14 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
   if (comm.root())
     warn_unused_tuning("mmjacobi", cli.tune(),
                        plan.gpu ? plan.tuning.to_json() : nlohmann::json::object(), plan.impl());
-  if (parse_comm(cli.get<std::string>("comm")) == CommKind::nccl)
-    throw UsageError("--comm nccl: mmjacobi's GPU ranks send their planes by MPI (--comm mpi)");
+  const CommKind kind = parse_comm(cli.get<std::string>("comm"));
+  if (kind == CommKind::nccl && !plan.gpu)
+    throw UsageError("--comm nccl moves device memory: it needs GPU ranks (--device cuda)");
   if (plan.gpu) {  // the rank's GPU made current (collective, its errors agreed on every rank)
-    const std::shared_ptr<GpuRanks> gpu = open_gpu_ranks(comm, CommKind::mpi);
+    const std::shared_ptr<GpuRanks> gpu = open_gpu_ranks(comm, kind);
     plan.gpu_index = gpu->device();
     plan.gpu_name = gpu->device_name();
+    if (kind == CommKind::nccl) plan.nccl = gpu;
   }
   const std::string how =
       plan.split.boxes ? "; the grid in boxes, process grid " +
@@ -308,7 +314,9 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
   if (plan.gpu) {
     if (c.verbose && comm.root())
       std::cerr << "mmjacobi: " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
-                << (comm.mpi() ? kGpuTransport : transport(comm))
+                << (plan.nccl    ? plan.nccl->transport()
+                    : comm.mpi() ? kGpuTransport
+                                 : transport(comm))
                 << "), one GPU a rank (the node's ranks over its GPUs in turn)" << how << "\n";
   } else {
     say_ranks(comm, c, "mmjacobi", how);

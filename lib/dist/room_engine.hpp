@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dist/box.hpp"
+#include "dist/gpu.hpp"
 #include "dist/slab.hpp"
 #include "jacobi.hpp"
 
@@ -39,10 +40,12 @@ std::unique_ptr<RoomEngine<T>> box_engine(const Comm& comm, const HeatedRoom& ro
                                           const BoxSplit& s, const SlabSplit& out);
 
 // GPU ranks in slabs (slab_gpu.cpp): each rank's slab on its GPU (open_gpu_ranks first),
-// cuda-norm's sweep, the halo planes staged through pinned host memory. DeviceError without
-// CUDA or when the slab does not fit.
+// cuda-norm's sweep, the halo planes staged through pinned host memory and sent by MPI, or with
+// NCCL (GPU ranks opened with --comm nccl) sent between the GPUs' memories on the device.
+// DeviceError without CUDA or when the slab does not fit.
 template <class T>
 std::unique_ptr<RoomEngine<T>> gpu_slab_engine(const Comm& comm, const HeatedRoom& room,
-                                               const SlabSplit& s, const JacobiTuning& tuning);
+                                               const SlabSplit& s, const JacobiTuning& tuning,
+                                               std::shared_ptr<const GpuRanks> nccl = nullptr);
 
 }  // namespace mm::dist

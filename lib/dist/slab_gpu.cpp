@@ -23,16 +23,18 @@ namespace {
 // As SlabJacobi, on the device: each iteration queues the copies of the slab's two boundary
 // planes to the host and the sweep of the planes that need no halo, exchanges the planes while
 // the GPU sweeps, queues them into the halo planes and the sweeps of the two planes next to
-// them. The norm: each rank's squared change as the kernel reduces it (one-process cuda-norm's
-// order within a launch; the launches of one iteration added in a fixed order), the ranks'
-// values gathered exactly (a vector of one entry a rank) and added in rank order. One rank
-// sweeping the whole grid is cuda-norm's launch: grid and norm bit for bit.
+// them. With NCCL the planes go from one GPU's memory to the other's on a second stream while
+// the first sweeps, and the host waits for nothing but the checked changes. The norm: each rank's
+// squared change as the kernel reduces it (one-process cuda-norm's order within a launch; the
+// launches of one iteration added in a fixed order), the ranks' values gathered exactly (a vector
+// of one entry a rank) and added in rank order. One rank sweeping the whole grid is cuda-norm's
+// launch: grid and norm bit for bit.
 template <class T>
 class GpuSlabEngine final : public RoomEngine<T> {
  public:
   GpuSlabEngine(const Comm& comm, const HeatedRoom& room, const SlabSplit& s,
-                const JacobiTuning& tuning)
-      : comm_(comm), s_(s), sums_(static_cast<std::size_t>(comm.size())) {
+                const JacobiTuning& tuning, std::shared_ptr<const GpuRanks> nccl)
+      : comm_(comm), s_(s), nccl_(std::move(nccl)), sums_(static_cast<std::size_t>(comm.size())) {
     if (!s.empty()) dev_ = std::make_unique<StencilSlabCuda<T>>(room, s.k0, s.k1, tuning);
   }
 
@@ -47,9 +49,20 @@ class GpuSlabEngine final : public RoomEngine<T> {
         stop, allreduce_s_,
         [&](bool check) {
           if (!dev_) return;
-          if (halo) dev_->stage_out(lo, hi);
-          dev_->sweep(in0, in1, check ? 0 : -1);
-          if (halo) {
+          if (!halo) {
+            dev_->sweep(in0, in1, check ? 0 : -1);
+          } else if (nccl_) {  // queued: the planes from GPU to GPU beside the sweep
+            Stopwatch w;
+            dev_->exchange(lo, hi,
+                           [&](void* stream, const T* out_lo, T* in_lo, const T* out_hi, T* in_hi) {
+                             post_nccl(stream, out_lo, in_lo, out_hi, in_hi);
+                           });
+            exchange_s_ += w.seconds();
+            dev_->sweep(in0, in1, check ? 0 : -1);
+            dev_->await_exchange();
+          } else {  // staged: the planes to the host, sent by MPI while the GPU sweeps, back
+            dev_->stage_out(lo, hi);
+            dev_->sweep(in0, in1, check ? 0 : -1);
             Stopwatch w;
             dev_->wait_staged();
             Requests r;
@@ -60,6 +73,8 @@ class GpuSlabEngine final : public RoomEngine<T> {
             r.wait();
             dev_->stage_in(lo, hi);
             exchange_s_ += w.seconds();
+          }
+          if (halo) {  // the planes next to the halo, once it is in
             if (lo) dev_->sweep(s_.k0, s_.k0 + 1, check ? 1 : -1);
             // (One plane between two halos: swept once, above.)
             if (hi && s_.k1 - 1 >= in1) dev_->sweep(s_.k1 - 1, s_.k1, check ? 2 : -1);
@@ -77,6 +92,18 @@ class GpuSlabEngine final : public RoomEngine<T> {
         });
     if (dev_) dev_->synchronize();
     return res;
+  }
+
+  // --comm nccl: the slab's boundary planes OUT_LO / OUT_HI to the ranks below and above, theirs
+  // into the halo planes IN_LO / IN_HI (null where there is no rank that way), queued on STREAM.
+  void post_nccl(void* stream, const T* out_lo, T* in_lo, const T* out_hi, T* in_hi) const {
+    std::vector<int> peers;
+    std::vector<const void*> sends;
+    std::vector<void*> recvs;
+    if (out_lo) peers.push_back(s_.lower), sends.push_back(out_lo), recvs.push_back(in_lo);
+    if (out_hi) peers.push_back(s_.upper), sends.push_back(out_hi), recvs.push_back(in_hi);
+    nccl_->nccl_exchange(stream, scalar_of<T>::value, static_cast<std::size_t>(s_.plane_size()),
+                         peers, sends, recvs);
   }
 
   std::vector<T> output_planes() override {
@@ -97,6 +124,7 @@ class GpuSlabEngine final : public RoomEngine<T> {
  private:
   Comm comm_;
   SlabSplit s_;
+  std::shared_ptr<const GpuRanks> nccl_;  // null: the planes staged and sent by MPI
   std::unique_ptr<StencilSlabCuda<T>> dev_;
   std::vector<double> sums_;
   double exchange_s_ = 0, allreduce_s_ = 0;
@@ -106,15 +134,17 @@ class GpuSlabEngine final : public RoomEngine<T> {
 
 template <class T>
 std::unique_ptr<RoomEngine<T>> gpu_slab_engine(const Comm& comm, const HeatedRoom& room,
-                                               const SlabSplit& s, const JacobiTuning& tuning) {
-  return std::make_unique<GpuSlabEngine<T>>(comm, room, s, tuning);
+                                               const SlabSplit& s, const JacobiTuning& tuning,
+                                               std::shared_ptr<const GpuRanks> nccl) {
+  return std::make_unique<GpuSlabEngine<T>>(comm, room, s, tuning, std::move(nccl));
 }
 
 #else
 
 template <class T>
 std::unique_ptr<RoomEngine<T>> gpu_slab_engine(const Comm&, const HeatedRoom&, const SlabSplit&,
-                                               const JacobiTuning&) {
+                                               const JacobiTuning&,
+                                               std::shared_ptr<const GpuRanks>) {
   throw DeviceError("--device cuda: built without CUDA (MM_WITH_CUDA=OFF or no nvcc)");
 }
 
@@ -122,9 +152,10 @@ std::unique_ptr<RoomEngine<T>> gpu_slab_engine(const Comm&, const HeatedRoom&, c
 
 template std::unique_ptr<RoomEngine<float>> gpu_slab_engine<float>(const Comm&, const HeatedRoom&,
                                                                    const SlabSplit&,
-                                                                   const JacobiTuning&);
-template std::unique_ptr<RoomEngine<double>> gpu_slab_engine<double>(const Comm&, const HeatedRoom&,
-                                                                     const SlabSplit&,
-                                                                     const JacobiTuning&);
+                                                                   const JacobiTuning&,
+                                                                   std::shared_ptr<const GpuRanks>);
+template std::unique_ptr<RoomEngine<double>> gpu_slab_engine<double>(
+    const Comm&, const HeatedRoom&, const SlabSplit&, const JacobiTuning&,
+    std::shared_ptr<const GpuRanks>);
 
 }  // namespace mm::dist

@@ -190,7 +190,7 @@ bad 2 '--split bricks: give auto, slabs, boxes' --poisson2d 8 --max-iter 3 --spl
 bad 2 '--split 2x1x1: 2 ranks in the process grid, the job has 3' --poisson3d 8 --max-iter 3 --split 2x1x1
 bad 2 '--split boxes with --device cuda: GPU ranks run slabs' --poisson3d 8 --max-iter 3 --split boxes --device cuda
 bad 2 '--partition metis partitions a sparse matrix' --poisson3d 8 --max-iter 3 --partition metis
-bad 2 "--comm nccl: mmjacobi's GPU ranks send their planes by MPI" --poisson3d 8 --max-iter 3 --comm nccl
+bad 2 '--comm nccl moves device memory: it needs GPU ranks \(--device cuda\)' --poisson3d 8 --max-iter 3 --comm nccl
 bad 4 'rank 0 of 3: needs [0-9.]+ MB, 1.0 MB available \(--max-memory to change\)' --poisson3d 64 --max-iter 3 --max-memory 1M
 bad 2 'the system form does not run distributed' A.mtx b.mtx --max-iter 3
 bad 2 "unrecognised option '--bogus'" --poisson3d 8 --max-iter 3 --bogus
@@ -207,7 +207,8 @@ nothing_written
 #    cuda-norm: the grid bit for bit after the same iterations; the norm bit for bit on one rank
 #    (the same launch), else each rank's kernel-reduced change summed across the ranks (another
 #    order: within 1e-12 relative, the difference printed); with --tol the iterations within 1
-#    (and the grid bit for bit where they agree).
+#    (and the grid bit for bit where they agree). The same with --comm nccl (the planes sent
+#    from GPU to GPU by NCCL, a GPU a rank) where NCCL loads, on 2 ranks where 2 GPUs exist.
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 if [[ -z $cuda_built ]]; then
   echo "skip: the tools were built without CUDA: the GPU-rank cases did not run"
@@ -216,6 +217,7 @@ elif ((gpus == 0)); then
   echo "skip: no GPU (nvidia-smi finds none): the GPU-rank cases did not run"
   bad 4 '--device cuda: no usable GPU' --poisson3d 8 --max-iter 3 --device cuda
 else
+  # gpu_same NPS ARGS...: WANT_TRANSPORT the record's transport (default mpi-host-staged).
   gpu_same() {
     local nps=$1 rc want_rc=0 np verdict
     shift
@@ -225,13 +227,13 @@ else
       rm -f got.jsonl
       rc=0
       mpi_run "$np" "$@" --device cuda -o "got$np.mtx" --timing got.jsonl 2> err || rc=$?
-      verdict=$("$PY" - want.jsonl got.jsonl "$np" want.mtx "got$np.mtx" <<'PYEOF'
+      verdict=$("$PY" - want.jsonl got.jsonl "$np" want.mtx "got$np.mtx" "${WANT_TRANSPORT:-mpi-host-staged}" <<'PYEOF'
 import json, sys, filecmp
 w, g = (json.loads(open(p).readline()) for p in sys.argv[1:3])
 np_, same = int(sys.argv[3]), filecmp.cmp(sys.argv[4], sys.argv[5], shallow=False)
 rel = abs(g["final_norm"] - w["final_norm"]) / max(abs(w["final_norm"]), 1e-300)
 di = g["iterations"] - w["iterations"]
-ok = g["transport"] == "mpi-host-staged" and g["impl"] == "cuda-norm" and g["device"] == w["device"]
+ok = g["transport"] == sys.argv[6] and g["impl"] == "cuda-norm" and g["device"] == w["device"]
 if w["tol"] is None or di == 0:
     ok = ok and di == 0 and same and (rel == 0 if np_ == 1 else rel <= 1e-12)
 else:
@@ -261,6 +263,28 @@ PYEOF
   expect_stderr "^mmjacobi: rank 0/2: z slab on GPU 0, planes 1\\.\\.7 "
   expect_stderr "^mmjacobi: rank 1/2: z slab on GPU $((gpus > 1 ? 1 : 0)), planes 8\\.\\.14 "
   expect_stderr 'cuda-norm on 2 GPU ranks'
+  # --comm nccl: one rank works; more ranks than GPUs are refused (exit 4); with a GPU a rank,
+  # 2 ranks give the same grids and norms as MPI's.
+  nccl_ok=1
+  mpi_run 1 mmjacobi --poisson3d 8 --max-iter 2 --device cuda --comm nccl -q 2> "$TMP/err" || nccl_ok=0
+  if ((nccl_ok == 0)) && grep -q "cannot load NCCL" "$TMP/err"; then
+    echo "skip: NCCL is not loadable here ($(head -1 "$TMP/err")): no NCCL run of mmjacobi"
+  else
+    ((nccl_ok)) && pass "mmjacobi --comm nccl on one rank" || fail "mmjacobi --comm nccl on one rank: $(cat "$TMP/err")"
+    WANT_TRANSPORT=nccl gpu_same "1" mmjacobi --poisson3d 40 --max-iter 30 --comm nccl
+    expect_exit 4 mpi_run $((gpus + 1)) mmjacobi --poisson3d 16 --max-iter 3 --device cuda --comm nccl -q
+    expect_stderr "share one GPU .*NCCL needs a GPU of its own for every rank"
+    if ((gpus >= 2)); then
+      WANT_TRANSPORT=nccl gpu_same "2" mmjacobi --poisson3d 64 --max-iter 50 --check-every 10 --comm nccl
+      WANT_TRANSPORT=nccl gpu_same "2" mmjacobi --poisson3d 64 --max-iter 60 --precision single --comm nccl
+      WANT_TRANSPORT=nccl gpu_same "2" mmjacobi --poisson3d 40 --tol 1e-3 --check-every 5 --comm nccl
+      WANT_TRANSPORT=nccl gpu_same "2" mmjacobi --poisson2d 100 --max-iter 200 --check-every 25 --comm nccl
+      expect_exit 0 mpi_run 2 mmjacobi --poisson3d 16 --max-iter 5 --device cuda --comm nccl -v -q
+      expect_stderr '^mmjacobi: 2 ranks \(nccl\), one GPU a rank'
+    else
+      echo "skip: one GPU here: mmjacobi's NCCL on 2 ranks needs 2 GPUs (its refusal checked above)"
+    fi
+  fi
 fi
 
 finish

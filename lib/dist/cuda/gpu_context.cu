@@ -68,6 +68,20 @@ std::string Context::describe() const {
   return s.str();
 }
 
+void Context::nccl_exchange(void* stream, Scalar s, std::size_t count,
+                            const std::vector<int>& peers, const std::vector<const void*>& sends,
+                            const std::vector<void*>& recvs) const {
+  if (kind_ != Transport::nccl || !nccl_)
+    throw DeviceError("GPU ranks: an NCCL exchange without --comm nccl");
+  const auto st = static_cast<cudaStream_t>(stream);
+  nccl_->group_start();
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    nccl_->recv(recvs[i], count, s, peers[i], st);
+    nccl_->send(sends[i], count, s, peers[i], st);
+  }
+  nccl_->group_end();
+}
+
 void Context::load_nccl() {
   nccl_ = std::make_unique<Nccl>();
 }

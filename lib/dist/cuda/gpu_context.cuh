@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cuda/cuda_util.cuh"
 #include "dist/comm.hpp"
@@ -26,6 +27,9 @@ class Context final : public GpuRanks {
   std::string transport() const override;
   std::string describe() const override;
   void synchronize() const override { MM_CUDA(cudaStreamSynchronize(compute_.get())); }
+  void nccl_exchange(void* stream, Scalar s, std::size_t count, const std::vector<int>& peers,
+                     const std::vector<const void*>& sends,
+                     const std::vector<void*>& recvs) const override;
 
   Transport kind() const { return kind_; }
   cudaStream_t compute() const { return compute_.get(); }
