@@ -57,9 +57,11 @@ any='[0-9.]+ [kMG]B'
 expect_refused mmspmv "$any" limited mmspmv huge.mtx --x ones --device cpu -o target.mtx
 expect_refused mmspmv "$any" limited mmspmv - --x ones --device cpu -o target.mtx <huge.mtx
 expect_refused mmtranspose "$any" limited mmtranspose huge.mtx --device cpu -o target.mtx
-# The default budget is what is available: far below what y alone needs (24 GB) here.
-expect_exit 4 mmspmv huge.mtx --x ones --device cpu -v
-expect_stderr '^mmspmv: needs [0-9.]+ GB, [0-9.]+ [kMG]B available \(--max-memory to change\): huge.mtx as read 48 bytes, .*huge.mtx as CSR [0-9.]+ GB, x [0-9.]+ GB, y 24.0 GB'
+# The default budget is what is available: far below what y alone needs (2.4 TB at 3e11 rows;
+# 3e9 rows need 72 GB, which a large machine has: the GPU host of two H200s ran it).
+printf '%%%%MatrixMarket matrix coordinate real general\n300000000000 300000000000 2\n1 1 1.5\n300000000000 300000000000 2\n' >huger.mtx
+expect_exit 4 mmspmv huger.mtx --x ones --device cpu -v
+expect_stderr '^mmspmv: needs [0-9.]+ GB, [0-9.]+ [kMG]B available \(--max-memory to change\): huger.mtx as read 48 bytes, .*huger.mtx as CSR [0-9.]+ GB, x [0-9.]+ GB, y 2400.0 GB'
 # The plan raised above what the limit allows: the allocation fails all the same, reported in
 # the same way (exit 4), never a crash.
 if [[ $asan_built ]]; then
