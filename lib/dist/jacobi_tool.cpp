@@ -42,6 +42,12 @@ struct RoomPlan {
   std::shared_ptr<const GpuRanks> nccl;
   JacobiTuning tuning;
   const char* impl() const { return gpu ? kGpuImpl : kImpl; }
+  // The transport as the record and -v name it: NCCL's, GPU ranks' staged planes under MPI, or
+  // the CPU ranks' (options.hpp's transport).
+  std::string transport_of(const Comm& comm) const {
+    if (nccl) return nccl->transport();
+    return gpu && comm.mpi() ? kGpuTransport : transport(comm);
+  }
 };
 
 std::string fmt(double v) {
@@ -229,9 +235,7 @@ int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, const Roo
   rec.extra("grid", {{"dim", dim}, {"n", n}, {"interior", room.interior()}});
   rec.extra("mlups", mlups);
   rec.extra("ranks", comm.size());
-  rec.extra("transport", plan.nccl                ? plan.nccl->transport()
-                         : plan.gpu && comm.mpi() ? kGpuTransport
-                                                  : transport(comm));
+  rec.extra("transport", plan.transport_of(comm));
   if (plan.split.boxes) {
     rec.extra("partition", "boxes");
     rec.extra("process_grid", nlohmann::json::array({box.dims[0], box.dims[1], box.dims[2]}));
@@ -314,9 +318,7 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
   if (plan.gpu) {
     if (c.verbose && comm.root())
       std::cerr << "mmjacobi: " << comm.size() << (comm.size() == 1 ? " rank" : " ranks") << " ("
-                << (plan.nccl    ? plan.nccl->transport()
-                    : comm.mpi() ? kGpuTransport
-                                 : transport(comm))
+                << plan.transport_of(comm)
                 << "), one GPU a rank (the node's ranks over its GPUs in turn)" << how << "\n";
   } else {
     say_ranks(comm, c, "mmjacobi", how);
