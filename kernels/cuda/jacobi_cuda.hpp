@@ -30,8 +30,9 @@ std::unique_ptr<Runner> make_jacobi_cuda(const JacobiProblem<I, T>& p);
 // of the grid (2D: rows), the rank's planes [K0, K1) and the halo or wall plane either side, in
 // two device buffers; cuda-norm's marching sweep (one row a thread) over a range of planes at a
 // time, queued on a stream of its own; the halo planes staged through pinned host planes on a
-// second stream; each range's squared change reduced on the device into one of three slots
-// (mapped host memory). The whole grid as one range (K0 = 1, K1 = N - 1) is cuda-norm's launch,
+// second stream; each range's squared change reduced on the device into one of three slots of
+// one of two sets (mapped host memory), so that the host reads one iteration's while the GPU
+// sweeps the next. The whole grid as one range (K0 = 1, K1 = N - 1) is cuda-norm's launch,
 // the same grid and norm bit for bit (kernels/cuda/jacobi_slab.cu).
 template <class T>
 class StencilSlabCuda {
@@ -64,14 +65,17 @@ class StencilSlabCuda {
   using DevicePost = std::function<void(void*, const T*, T*, const T*, T*)>;
   void exchange(bool lower, bool upper, const DevicePost& post);
   void await_exchange();
-  // Queues the sweep of planes [P0, P1) from the current buffer into the other; SLOT 0..2: its
-  // squared change into that slot, -1: none.
+  // Queues the sweep of planes [P0, P1) from the current buffer into the other; SLOT 0..5: its
+  // squared change into that slot (set SLOT / 3), -1: none.
   void sweep(std::int64_t p0, std::int64_t p1, int slot);
   // The other buffer becomes the current one (after an iteration's sweeps).
   void swap();
-  // Waits for the queued work; (slot 0 + slot 1) + slot 2, in that order (a slot not written
-  // since the last call: 0), and the slots zeroed.
-  double change();
+  // Marks the sweeps queued so far as those that write set SET (0 or 1) of the slots.
+  void mark(int set);
+  // Waits for the sweeps marked SET, not for those queued after them; (slot 0 + slot 1) +
+  // slot 2 of the set, in that order (a slot not written since the last call: 0), and the
+  // set's slots zeroed.
+  double change(int set);
   void synchronize();
   // Planes [P0, P1) of the current buffer (after synchronize()).
   void download(std::int64_t p0, std::int64_t p1, T* host) const;

@@ -30,7 +30,7 @@ struct StencilSlabCuda<T>::Impl {
         count((k1_ - k0_ + 2) * plane),
         tuning(t),
         vec(stencil::march_vector(sizeof(T), r.n)),
-        slots(3),
+        slots(6),
         staging(4 * static_cast<std::size_t>(plane)) {
     // The slowest index of the buffer is the grid's less FIRST (stencil_march.cuh's Room).
     geo = stencil::room_of(r);
@@ -49,7 +49,7 @@ struct StencilSlabCuda<T>::Impl {
     partials = cuda::Buffer<double>(static_cast<std::size_t>(blocks));
     counter = cuda::Buffer<unsigned>(1);
     counter.fill_bytes(0);
-    std::fill(slots.get(), slots.get() + 3, 0.0);
+    std::fill(slots.get(), slots.get() + 6, 0.0);
     // The set-up ran on the legacy stream (fill_bytes may return early), which the run's
     // non-blocking streams do not wait for.
     MM_CUDA(cudaDeviceSynchronize());
@@ -97,6 +97,7 @@ struct StencilSlabCuda<T>::Impl {
   // Non-blocking: not ordered with the legacy default stream (hence the set-up's synchronize).
   cuda::Stream compute{cudaStreamNonBlocking}, copy{cudaStreamNonBlocking};
   cuda::Event swept, arrived;
+  cuda::Event marked[2];  // after the sweeps writing each set of slots
   std::map<std::int64_t, stencil::Launch> launches;
   int cur = 0;
 };
@@ -199,9 +200,14 @@ void StencilSlabCuda<T>::swap() {
 }
 
 template <class T>
-double StencilSlabCuda<T>::change() {
-  synchronize();
-  volatile double* s = impl_->slots.get();
+void StencilSlabCuda<T>::mark(int set) {
+  impl_->marked[set].record(impl_->compute.get());
+}
+
+template <class T>
+double StencilSlabCuda<T>::change(int set) {
+  MM_CUDA(cudaEventSynchronize(impl_->marked[set].get()));
+  volatile double* s = impl_->slots.get() + 3 * set;
   const double c = (s[0] + s[1]) + s[2];
   for (int i = 0; i < 3; ++i) s[i] = 0.0;
   return c;

@@ -24,7 +24,8 @@ namespace {
 // planes to the host and the sweep of the planes that need no halo, exchanges the planes while
 // the GPU sweeps, queues them into the halo planes and the sweeps of the two planes next to
 // them. With NCCL the planes go from one GPU's memory to the other's on a second stream while
-// the first sweeps, and the host waits for nothing but the checked changes. The norm: each rank's
+// the first sweeps, and the host waits for nothing but the checked changes that decide the stop,
+// each read while the GPU sweeps the iteration after it (lagged_sweep_loop). The norm: each rank's
 // squared change as the kernel reduces it (one-process cuda-norm's order within a launch; the
 // launches of one iteration added in a fixed order), the ranks' values gathered exactly (a vector
 // of one entry a rank) and added in rank order. One rank sweeping the whole grid is cuda-norm's
@@ -44,52 +45,58 @@ class GpuSlabEngine final : public RoomEngine<T> {
     const std::int64_t in0 = s_.k0 + lo, in1 = std::max(in0, s_.k1 - hi);
     const auto ps = static_cast<std::size_t>(s_.plane_size());
     if (dev_) dev_->reset();
-    double mine = 0;  // this rank's squared change at a checked sweep
-    const JacobiResult res = sweep_loop(
-        stop, allreduce_s_,
-        [&](bool check) {
-          if (!dev_) return;
-          if (!halo) {
-            dev_->sweep(in0, in1, check ? 0 : -1);
-          } else if (nccl_) {  // queued: the planes from GPU to GPU beside the sweep
-            Stopwatch w;
-            dev_->exchange(lo, hi,
-                           [&](void* stream, const T* out_lo, T* in_lo, const T* out_hi, T* in_hi) {
-                             post_nccl(stream, out_lo, in_lo, out_hi, in_hi);
-                           });
-            exchange_s_ += w.seconds();
-            dev_->sweep(in0, in1, check ? 0 : -1);
-            dev_->await_exchange();
-          } else {  // staged: the planes to the host, sent by MPI while the GPU sweeps, back
-            dev_->stage_out(lo, hi);
-            dev_->sweep(in0, in1, check ? 0 : -1);
-            Stopwatch w;
-            dev_->wait_staged();
-            Requests r;
-            if (lo) comm_.irecv(r, dev_->recv_plane(0), ps, s_.lower, kTagPlaneUp);
-            if (hi) comm_.irecv(r, dev_->recv_plane(1), ps, s_.upper, kTagPlaneDown);
-            if (lo) comm_.isend(r, dev_->send_plane(0), ps, s_.lower, kTagPlaneDown);
-            if (hi) comm_.isend(r, dev_->send_plane(1), ps, s_.upper, kTagPlaneUp);
-            r.wait();
-            dev_->stage_in(lo, hi);
-            exchange_s_ += w.seconds();
-          }
-          if (halo) {  // the planes next to the halo, once it is in
-            if (lo) dev_->sweep(s_.k0, s_.k0 + 1, check ? 1 : -1);
-            // (One plane between two halos: swept once, above.)
-            if (hi && s_.k1 - 1 >= in1) dev_->sweep(s_.k1 - 1, s_.k1, check ? 2 : -1);
-          }
-          dev_->swap();
-          if (check) mine = dev_->change();  // waits for the GPU, outside the reduction's time
-        },
-        [&] {
-          std::fill(sums_.begin(), sums_.end(), 0.0);
-          sums_[static_cast<std::size_t>(comm_.rank())] = mine;
-          comm_.allreduce(sums_.data(), sums_.size(), Op::sum);  // one term an entry: exact
-          double total = 0;
-          for (const double v : sums_) total += v;
-          return total;
-        });
+    // One iteration queued; SET 0 or 1: its change into that set of slots, -1: none.
+    const auto iterate = [&](int set) {
+      if (!dev_) return;
+      const auto slot = [set](int i) { return set < 0 ? -1 : 3 * set + i; };
+      if (!halo) {
+        dev_->sweep(in0, in1, slot(0));
+      } else if (nccl_) {  // queued: the planes from GPU to GPU beside the sweep
+        Stopwatch w;
+        dev_->exchange(lo, hi,
+                       [&](void* stream, const T* out_lo, T* in_lo, const T* out_hi, T* in_hi) {
+                         post_nccl(stream, out_lo, in_lo, out_hi, in_hi);
+                       });
+        exchange_s_ += w.seconds();
+        dev_->sweep(in0, in1, slot(0));
+        dev_->await_exchange();
+      } else {  // staged: the planes to the host, sent by MPI while the GPU sweeps, back
+        dev_->stage_out(lo, hi);
+        dev_->sweep(in0, in1, slot(0));
+        Stopwatch w;
+        dev_->wait_staged();
+        Requests r;
+        if (lo) comm_.irecv(r, dev_->recv_plane(0), ps, s_.lower, kTagPlaneUp);
+        if (hi) comm_.irecv(r, dev_->recv_plane(1), ps, s_.upper, kTagPlaneDown);
+        if (lo) comm_.isend(r, dev_->send_plane(0), ps, s_.lower, kTagPlaneDown);
+        if (hi) comm_.isend(r, dev_->send_plane(1), ps, s_.upper, kTagPlaneUp);
+        r.wait();
+        dev_->stage_in(lo, hi);
+        exchange_s_ += w.seconds();
+      }
+      if (halo) {  // the planes next to the halo, once it is in
+        if (lo) dev_->sweep(s_.k0, s_.k0 + 1, slot(1));
+        // (One plane between two halos: swept once, above.)
+        if (hi && s_.k1 - 1 >= in1) dev_->sweep(s_.k1 - 1, s_.k1, slot(2));
+      }
+      dev_->swap();
+      if (set >= 0) dev_->mark(set);
+    };
+    // The whole grid's squared change of the iteration that wrote SET (collective).
+    const auto norm2 = [&](int set) {
+      const double mine = dev_ ? dev_->change(set) : 0;  // the wait: not the reduction's time
+      Stopwatch w;
+      std::fill(sums_.begin(), sums_.end(), 0.0);
+      sums_[static_cast<std::size_t>(comm_.rank())] = mine;
+      comm_.allreduce(sums_.data(), sums_.size(), Op::sum);  // one term an entry: exact
+      double total = 0;
+      for (const double v : sums_) total += v;
+      allreduce_s_ += w.seconds();
+      return total;
+    };
+    const JacobiResult res = lagged_sweep_loop(stop, iterate, norm2, [&] {
+      if (dev_) dev_->swap();
+    });
     if (dev_) dev_->synchronize();
     return res;
   }

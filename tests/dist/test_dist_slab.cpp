@@ -3,6 +3,7 @@
 // (grid, iteration count and norm), on every rank count CTest runs them with.
 
 #include "dist/slab.hpp"
+#include "dist/sweep_loop.hpp"
 #include "dist_test.hpp"
 
 namespace mm::test {
@@ -153,6 +154,55 @@ TEST(SlabJacobi, StopsAtTheSameIteration) {
         check_slab_jacobi<float>(dim, n, stop);
       }
     }
+}
+
+// The GPU ranks' loop (lagged_sweep_loop) against jacobi_iterate, on a model of an engine: two
+// buffers, iteration K's squared change CHANGE[K] kept in the set of slots of K's parity. The
+// same iterations, norm and decision; the current buffer the stopping iteration's; each change
+// read after the next iteration is queued (where there is one) and only where it can stop the
+// run; never more than one iteration queued past the stop.
+TEST(LaggedSweepLoop, StopsAsTheOneProcessLoop) {
+  std::vector<double> change(64);
+  for (std::size_t k = 0; k < change.size(); ++k) change[k] = 1e4 / static_cast<double>(k * k + 1);
+  const double at12 = std::sqrt(change[12]), at30 = std::sqrt(change[30]);
+  for (const JacobiStop stop :
+       {JacobiStop{1, -1, 1}, JacobiStop{7, -1, 1}, JacobiStop{40, -1, 6}, JacobiStop{1, at12, 1},
+        JacobiStop{30, at12, 1}, JacobiStop{30, at12, 5}, JacobiStop{30, at12, 4},
+        JacobiStop{30, at30, 1}, JacobiStop{30, at30, 7}, JacobiStop{31, at30, 1},
+        JacobiStop{11, 1e-12, 3}, JacobiStop{40, 1e9, 1}, JacobiStop{40, 1e9, 9}}) {
+    const std::string what = "max " + std::to_string(stop.max_iter) + " tol " +
+                             std::to_string(stop.tol) + " every " +
+                             std::to_string(stop.check_every);
+    std::int64_t done = 0, checks = 0;
+    const JacobiResult want = jacobi_iterate(stop, [&](bool check) {
+      ++done;
+      checks += check;
+      return check ? change[static_cast<std::size_t>(done)] : 0.0;
+    });
+    std::int64_t queued = 0, current = 0, reads = 0;
+    std::int64_t in_set[2] = {0, 0};  // the iteration whose change each set holds
+    const JacobiResult got = dist::lagged_sweep_loop(
+        stop,
+        [&](int set) {
+          ++queued;
+          current = queued;
+          EXPECT_EQ(set, jacobi_checks(stop, queued) ? static_cast<int>(queued & 1) : -1) << what;
+          if (set >= 0) in_set[set] = queued;
+        },
+        [&](int set) {
+          ++reads;
+          const std::int64_t k = in_set[set];
+          EXPECT_TRUE(k == queued - 1 || k == stop.max_iter) << what << " read " << k;
+          return change[static_cast<std::size_t>(k)];
+        },
+        [&] { --current; });
+    EXPECT_EQ(got.iterations, want.iterations) << what;
+    EXPECT_EQ(got.norm, want.norm) << what;
+    EXPECT_EQ(got.converged, want.converged) << what;
+    EXPECT_EQ(current, want.iterations) << what;
+    EXPECT_LE(queued, want.iterations + 1) << what;
+    EXPECT_EQ(reads, stop.tol < 0 ? 1 : checks) << what;
+  }
 }
 
 }  // namespace
