@@ -256,6 +256,9 @@ PYEOF
   gpu_same "2" mmjacobi --poisson2d 64 --max-iter 90 --precision single
   # Not converged: exit 1, the comment line.
   gpu_same "2" mmjacobi --poisson3d 24 --tol 1e-6 --max-iter 20
+  # The change every sweep with a tolerance: each read while the next sweep runs, that sweep
+  # undone at the stop; a second run after it (the slots it left).
+  gpu_same "2 3" mmjacobi --poisson3d 20 --tol 1e-3 --repeat 2
   # -v names each rank's GPU (the node's GPUs in turn: rank 1 on GPU 1 where there are two);
   # the record.
   expect_exit 0 mpi_run 2 mmjacobi --poisson3d 16 --max-iter 5 --device cuda -v -q --timing g.jsonl
@@ -278,6 +281,7 @@ PYEOF
       WANT_TRANSPORT=nccl gpu_same "2" mmjacobi --poisson3d 64 --max-iter 50 --check-every 10 --comm nccl
       WANT_TRANSPORT=nccl gpu_same "2" mmjacobi --poisson3d 64 --max-iter 60 --precision single --comm nccl
       WANT_TRANSPORT=nccl gpu_same "2" mmjacobi --poisson3d 40 --tol 1e-3 --check-every 5 --comm nccl
+      WANT_TRANSPORT=nccl gpu_same "2" mmjacobi --poisson3d 20 --tol 1e-3 --repeat 2 --comm nccl
       WANT_TRANSPORT=nccl gpu_same "2" mmjacobi --poisson2d 100 --max-iter 200 --check-every 25 --comm nccl
       expect_exit 0 mpi_run 2 mmjacobi --poisson3d 16 --max-iter 5 --device cuda --comm nccl -v -q
       expect_stderr '^mmjacobi: 2 ranks \(nccl\), one GPU a rank'
