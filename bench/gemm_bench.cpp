@@ -269,9 +269,11 @@ int main(int argc, char** argv) {
       return 4;
     }
     std::vector<Row> rows;
-    // Every FP64 tensor-core variant beside cuBLAS (the first of the list: the ratios' base).
-    std::vector<std::string> dimpls{"cublas",        "cuda-dmma", "cuda-dmma-bk16",
-                                    "cuda-dmma-884", "cuda-wmma", "cuda-regblock"};
+    // Every FP64 tensor-core variant beside cuBLAS (the first of the list: the ratios' base),
+    // and cuBLAS's own FP64 emulation on the integer tensor cores.
+    std::vector<std::string> dimpls{
+        "cublas",    "cuda-dmma",     "cuda-dmma-bk16",      "cuda-dmma-884",
+        "cuda-wmma", "cuda-regblock", "cublas-fp64-emulated"};
     if (!double_impls.empty()) {
       dimpls = {"cublas"};
       for (const auto& i : double_impls)

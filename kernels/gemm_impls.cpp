@@ -119,7 +119,7 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
                    hand(GemmCudaKernel::tensor), ImplKind::experimental});
       l.push_back({"cublas-tf32", Device::cuda,
                    "cuBLAS Sgemm with TF32 tensor-op math: inputs rounded to TF32",
-                   [](const GemmProblem<T>& p) { return make_gemm_cublas(p, true); }});
+                   [](const GemmProblem<T>& p) { return make_gemm_cublas(p, CublasMath::tf32); }});
     } else {
       // Full FP64 on the tensor cores, measured on an H200 at n = 8192 (x cuBLAS DGEMM): the
       // mma.sync kernel in its best shape (0.83), then in the shapes it was tuned against
@@ -142,6 +142,16 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
                    "tensor cores, wmma FP64 DMMA m8n8k4, 128x128 block tile, register-staged "
                    "double buffer (full double)",
                    hand(GemmCudaKernel::tensor)});
+      // The library's FP64 emulation (Ozaki-style fixed-point slices on the INT8 tensor
+      // cores), forced: on the H200 (sm_90) 16 TFLOP/s against native DGEMM's 50 at the LU's
+      // trailing update (31744 x 31744 x 1024), and the library's own choice runs native there
+      // (bench/results/issue16_thirtyseventh_pass_*). Kept to measure it on other GPUs.
+      l.push_back(
+          {"cublas-fp64-emulated", Device::cuda,
+           "cuBLAS Dgemm with fixed-point FP64 emulation on the integer tensor cores, "
+           "forced (eager strategy)",
+           [](const GemmProblem<T>& p) { return make_gemm_cublas(p, CublasMath::fp64_emulated); },
+           ImplKind::experimental});
       l.push_back(regblock);
     }
     l.push_back({"cuda-tiled32", Device::cuda, "32x32 shared-memory tiles, a thread per element",

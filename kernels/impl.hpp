@@ -2,6 +2,7 @@
 // bind inputs, upload once, run many times under the timer, download once.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -104,15 +105,19 @@ const Impl<Make>& pick_default_impl(const ImplList<Make>& list, const std::strin
                    device);
 }
 
-// One line an implementation: name, device, description. ALL (--list-impls --all): the
-// experimental ones too, marked so at the end of their line.
+// One line an implementation: name, device, description, the names in a column of 16 or
+// wider, two spaces past the longest listed. ALL (--list-impls --all): the experimental ones
+// too, marked so at the end of their line.
 template <class Make>
 std::string format_impls(const ImplList<Make>& list, bool all = false) {
+  std::size_t width = 16;
+  for (const auto& i : list)
+    if (all || !i.experimental()) width = std::max(width, i.name.size() + 2);
   std::ostringstream s;
   for (const auto& i : list) {
     if (i.experimental() && !all) continue;
     s << i.name;
-    for (std::size_t k = i.name.size(); k < 16; ++k) s << ' ';
+    for (std::size_t k = i.name.size(); k < width; ++k) s << ' ';
     s << device_word(i.device) << (i.device == Device::cuda ? "  " : "   ") << i.description
       << (i.experimental() ? "  [experimental]" : "") << "\n";
   }

@@ -29,8 +29,13 @@ std::unique_ptr<Runner> make_gemm_dmma(const GemmProblem<double>& p, DmmaConfig 
 enum class WgmmaTile { t128x256, t128x128 };
 std::unique_ptr<Runner> make_gemm_tf32_wgmma(const GemmProblem<float>& p, WgmmaTile tile);
 
-// cuBLAS ?gemm, every value type; TF32 (float only) lets cuBLAS use TF32 tensor cores.
+// cuBLAS ?gemm, every value type, in a math mode: standard (true FP32 for Sgemm), tf32 (float
+// only: TF32 tensor cores), fp64_emulated (double only: fixed-point emulation on the integer
+// tensor cores, forced by the eager strategy; where the GPU or library has none, cuBLAS runs
+// native FP64).
+enum class CublasMath { standard, tf32, fp64_emulated };
 template <class T>
-std::unique_ptr<Runner> make_gemm_cublas(const GemmProblem<T>& p, bool tf32 = false);
+std::unique_ptr<Runner> make_gemm_cublas(const GemmProblem<T>& p,
+                                         CublasMath math = CublasMath::standard);
 
 }  // namespace mm

@@ -41,7 +41,7 @@ cublasStatus_t gemm(cublasHandle_t h, int m, int n, int k, const std::complex<do
 template <class T>
 class CublasGemm final : public cuda::CudaRunner {
  public:
-  CublasGemm(const GemmProblem<T>& p, bool tf32) : p_(p), tf32_(tf32) {
+  CublasGemm(const GemmProblem<T>& p, CublasMath math) : p_(p), math_(math) {
     gemm_check_shapes(*p.a, *p.b, *p.c);
     if (p.a->rows > INT_MAX || p.a->cols > INT_MAX || p.b->cols > INT_MAX)
       throw DeviceError("cublas: dimensions beyond 32 bits");
@@ -53,8 +53,21 @@ class CublasGemm final : public cuda::CudaRunner {
     c_ = cuda::Buffer<T>(p_.c->data.size());
     c_.fill_bytes(0xff);                    // poison: every element must be written
     h_ = std::make_unique<cuda::Cublas>();  // here, not at construction: make() needs no GPU
-    // Default math is true FP32 for Sgemm; TF32 tensor cores only when asked for.
-    MM_CUDA(cublasSetMathMode(h_->get(), tf32_ ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    // Default math is true FP32 for Sgemm; TF32 tensor cores or FP64 emulation only when asked
+    // for. The emulation's default strategy takes it only where cuBLAS expects it to be faster:
+    // eager takes it wherever it can, so that the row measures it.
+    switch (math_) {
+      case CublasMath::standard:
+        MM_CUDA(cublasSetMathMode(h_->get(), CUBLAS_DEFAULT_MATH));
+        break;
+      case CublasMath::tf32:
+        MM_CUDA(cublasSetMathMode(h_->get(), CUBLAS_TF32_TENSOR_OP_MATH));
+        break;
+      case CublasMath::fp64_emulated:
+        MM_CUDA(cublasSetMathMode(h_->get(), CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH));
+        MM_CUDA(cublasSetEmulationStrategy(h_->get(), CUBLAS_EMULATION_STRATEGY_EAGER));
+        break;
+    }
   }
 
   void download() override { c_.download(p_.c->data.data(), p_.c->data.size()); }
@@ -76,7 +89,7 @@ class CublasGemm final : public cuda::CudaRunner {
 
  private:
   GemmProblem<T> p_;
-  bool tf32_;
+  CublasMath math_;
   std::unique_ptr<cuda::Cublas> h_;
   cuda::Buffer<T> a_, b_, c_;
 };
@@ -84,12 +97,12 @@ class CublasGemm final : public cuda::CudaRunner {
 }  // namespace
 
 template <class T>
-std::unique_ptr<Runner> make_gemm_cublas(const GemmProblem<T>& p, bool tf32) {
-  return std::make_unique<CublasGemm<T>>(p, tf32);
+std::unique_ptr<Runner> make_gemm_cublas(const GemmProblem<T>& p, CublasMath math) {
+  return std::make_unique<CublasGemm<T>>(p, math);
 }
 
 #define MM_GEMM_CUBLAS(T) \
-  template std::unique_ptr<Runner> make_gemm_cublas<T>(const GemmProblem<T>&, bool);
+  template std::unique_ptr<Runner> make_gemm_cublas<T>(const GemmProblem<T>&, CublasMath);
 MM_FOR_VALUE_TYPES(MM_GEMM_CUBLAS)
 
 }  // namespace mm

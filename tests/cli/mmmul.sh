@@ -28,12 +28,15 @@ if grep -q '^cublas ' "$TMP/listed"; then
     ! grep -q "^cuda-dmma-bk16 \|^cuda-dmma-884 \|^cuda-tensor \|^cuda-tf32 " "$TMP/out" &&
     pass "--list-impls: cuda-dmma and cuda-wmma, no experimental ones" || fail "--list-impls: $(cat "$TMP/out")"
   expect_exit 0 mmmul --list-impls --all --mode gemm
-  for impl in cuda-dmma-bk16 cuda-dmma-884; do
+  for impl in cuda-dmma-bk16 cuda-dmma-884 cublas-fp64-emulated; do
     grep -Eq "^$impl +cuda .*\[experimental\]$" "$TMP/out" && pass "--all marks $impl experimental" ||
       fail "--all: $impl not marked: $(cat "$TMP/out")"
   done
-  [[ $(grep -c "\[experimental\]" "$TMP/out") == 2 ]] && pass "--all: two experimental GEMMs" ||
+  [[ $(grep -c "\[experimental\]" "$TMP/out") == 3 ]] && pass "--all: three experimental GEMMs" ||
     fail "--all: $(grep "experimental" "$TMP/out")"
+  # The names' column widens to the longest name listed: every device word in one column.
+  [[ $(sed -E 's/^([^ ]+ +)cuda .*/\1/;t;d' "$TMP/out" | awk '{print length($0)}' | sort -u | wc -l) == 1 ]] &&
+    pass "--all: the device words in one column" || fail "--all: columns: $(cat "$TMP/out")"
   expect_exit 0 mmmul --list-impls --precision single --mode gemm
   grep -Eq "^cuda-tf32 +cuda .*TF32" "$TMP/out" && grep -q "^cublas-tf32 " "$TMP/out" &&
     ! grep -q "^cuda-tensor \|^cuda-dmma\|^cuda-n128-tf32 \|^cuda-wmma-tf32 " "$TMP/out" &&
@@ -55,7 +58,7 @@ if grep -q '^cublas ' "$TMP/listed"; then
     expect_stderr "unknown --impl 'cuda-tensor' for gemm"
   done
   expect_exit 2 mmmul "$CORPUS/west0067.mtx" "$CORPUS/west0067.mtx" --mode gemm --impl cuda-tf32 -q
-  expect_stderr "unknown --impl 'cuda-tf32' for gemm; one of: .*cuda-dmma.*\(experimental: cuda-dmma-bk16, cuda-dmma-884\)"
+  expect_stderr "unknown --impl 'cuda-tf32' for gemm; one of: .*cuda-dmma.*\(experimental: cuda-dmma-bk16, cuda-dmma-884, cublas-fp64-emulated\)"
 else
   echo "skip: these binaries were built without CUDA (no CUDA implementation listed)"
 fi
