@@ -142,10 +142,11 @@ void add_cuda_impls(ImplList<GemmMake<T>>& l) {
                    "tensor cores, wmma FP64 DMMA m8n8k4, 128x128 block tile, register-staged "
                    "double buffer (full double)",
                    hand(GemmCudaKernel::tensor)});
-      // The library's FP64 emulation (Ozaki-style fixed-point slices on the INT8 tensor
-      // cores), forced: on the H200 (sm_90) 16 TFLOP/s against native DGEMM's 50 at the LU's
-      // trailing update (31744 x 31744 x 1024), and the library's own choice runs native there
-      // (bench/results/issue16_thirtyseventh_pass_*). Kept to measure it on other GPUs.
+      // The library's FP64 emulation (fixed-point slices on the INT8 tensor cores), forced:
+      // on the H200 (sm_90) 0.34 / 0.37 / 0.47x cublas at n = 4096 / 8192 / 16384, 16 TFLOP/s
+      // against 51 at the LU's trailing update (31744 x 31744 x 1024); left to choose, the
+      // library runs native there (bench/results/issue16_thirtyseventh_pass_*). Kept to
+      // measure it on GPUs of weaker FP64.
       l.push_back(
           {"cublas-fp64-emulated", Device::cuda,
            "cuBLAS Dgemm with fixed-point FP64 emulation on the integer tensor cores, "

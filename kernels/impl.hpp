@@ -106,13 +106,13 @@ const Impl<Make>& pick_default_impl(const ImplList<Make>& list, const std::strin
 }
 
 // One line an implementation: name, device, description, the names in a column of 16 or
-// wider, two spaces past the longest listed. ALL (--list-impls --all): the experimental ones
-// too, marked so at the end of their line.
+// wider, two spaces past the list's longest (listed or not: a line reads the same in both
+// listings). ALL (--list-impls --all): the experimental ones too, marked so at the end of
+// their line.
 template <class Make>
 std::string format_impls(const ImplList<Make>& list, bool all = false) {
   std::size_t width = 16;
-  for (const auto& i : list)
-    if (all || !i.experimental()) width = std::max(width, i.name.size() + 2);
+  for (const auto& i : list) width = std::max(width, i.name.size() + 2);
   std::ostringstream s;
   for (const auto& i : list) {
     if (i.experimental() && !all) continue;

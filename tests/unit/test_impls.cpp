@@ -132,10 +132,11 @@ TEST(Impls, EveryRegistryKeepsItsPromises) {
   experimental += check_list(stencil_impls<double>(), "stencil double");
   experimental += check_list(stencil_impls<float>(), "stencil single");
 #ifdef MM_HAVE_CUDA
-  // cuda-dmma-bk16 and -884 (double GEMM), cuda-sgemm-bk32, -128 and cuda-regblock (single
-  // GEMM), cuda-n128-tf32 and cuda-wmma-tf32 (TF32 GEMM), cuda-norm-ry2, -ry4 and -col (two
-  // precisions), spmv's cuda-merge (two lists), the CSR transpose's cuda-scatter.
-  EXPECT_EQ(experimental, 2 + 3 + 2 + 3 * 2 + 2 + 1);
+  // cuda-dmma-bk16, -884 and cublas-fp64-emulated (double GEMM), cuda-sgemm-bk32, -128 and
+  // cuda-regblock (single GEMM), cuda-n128-tf32 and cuda-wmma-tf32 (TF32 GEMM), cuda-norm-ry2,
+  // -ry4 and -col (two precisions), spmv's cuda-merge (two lists), the CSR transpose's
+  // cuda-scatter.
+  EXPECT_EQ(experimental, 3 + 3 + 2 + 3 * 2 + 2 + 1);
 #else
   EXPECT_EQ(experimental, 0);  // every experimental one is a CUDA kernel
 #endif
