@@ -264,6 +264,72 @@ inline std::int64_t stencil_pass_sweeps(const JacobiStop& s, std::int64_t done, 
   return std::min<std::int64_t>(k, next - done);
 }
 
+// One pass of a run in passes (jacobi_lagged_passes): SWEEPS sweeps, the last of them iteration
+// LAST (1-based), its change wanted (CHECK), and whether it writes the buffer it reads (IN_PLACE:
+// a time-tiled pass in two launches, the result back where it started).
+struct JacobiPass {
+  std::int64_t sweeps = 1;
+  std::int64_t last = 1;
+  bool check = false;
+  bool in_place = false;
+};
+
+// The loop of the engines that read their checks late (the GPU ones: one process, and each rank
+// of a distributed run), stopping as jacobi_iterate does. STOP's iterations run from buffer 0 in
+// passes of at most K sweeps (stencil_pass_sweeps; K = 1: one sweep a pass). IN_PLACE(pass):
+// whether the pass writes its source buffer. QUEUE(src, pass, slot) queues it from buffer SRC (0
+// or 1), its last sweep's squared change into SLOT (0 and 1 in turn over the checked passes; -1:
+// not computed). READ(slot) waits for that change and returns it (on ranks: the whole grid's,
+// collective). A change is read only where it can stop the run (with a tolerance, or at the last
+// pass), and then only once the next pass is queued, so that the device sweeps while the host
+// waits; first where that pass would overwrite the checked result in place. RESULT_BUF gets the
+// buffer holding the result: where a change stops the run, the pass queued after it wrote the
+// other buffer (or none was queued), so at most one pass past the stop is ever queued and the
+// result is intact. Every caller taking its decisions from the same values takes the same path.
+template <class InPlace, class Queue, class Read>
+JacobiResult jacobi_lagged_passes(const JacobiStop& stop, int k, InPlace&& in_place, Queue&& queue,
+                                  Read&& read, int& result_buf) {
+  JacobiResult res;
+  int cur = 0, checks = 0, last_slot = 0;
+  bool pending = false;  // a checked pass whose change is read next
+  std::int64_t pend_k = 0;
+  int pend_slot = 0, pend_buf = 0;
+  const auto settle = [&]() {  // the pending change read; true when it stops the run
+    pending = false;
+    res.norm = std::sqrt(read(pend_slot));
+    if (!(res.norm <= stop.tol)) return false;
+    res.iterations = pend_k;
+    res.converged = true;
+    result_buf = pend_buf;
+    return true;
+  };
+  for (std::int64_t done = 0; done < stop.max_iter;) {
+    JacobiPass p;
+    p.sweeps = stencil_pass_sweeps(stop, done, k);
+    done += p.sweeps;
+    p.last = done;
+    p.check = jacobi_checks(stop, done);
+    p.in_place = in_place(p);
+    if (pending && p.in_place && pend_buf == cur && settle()) return res;
+    const int slot = checks & 1;  // never the pending one (the previous check's)
+    queue(cur, p, p.check ? slot : -1);
+    checks += p.check;
+    if (!p.in_place) cur = 1 - cur;
+    if (pending && settle()) return res;
+    if (p.check) {
+      last_slot = slot;
+      if (stop.tol >= 0) pending = true, pend_k = done, pend_slot = slot, pend_buf = cur;
+    }
+  }
+  if (stop.max_iter <= 0) return res;
+  // The last pass is always checked; its change is read here (pending or not).
+  res.iterations = stop.max_iter;
+  res.norm = std::sqrt(read(last_slot));
+  res.converged = stop.tol >= 0 && res.norm <= stop.tol;
+  result_buf = cur;
+  return res;
+}
+
 // The passes through memory that ITERATIONS sweeps made in passes of at most K: time-tiled
 // ones, and plain sweeps (PLAIN_CHECKS: each checked pass's last sweep is a plain one).
 struct StencilPasses {

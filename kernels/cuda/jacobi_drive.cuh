@@ -1,7 +1,7 @@
 // The host side of the CUDA Jacobi runs: the room's memory check, the change slots read by the
-// host at checks only, and the loop that queues the sweeps in passes of up to K (the
-// time-tiled runner, kernels/cuda/jacobi_timetile.cu) or one sweep a pass (drive: the runners
-// of kernels/cuda/jacobi.cu).
+// host at checks only, and the loop that queues the sweeps (jacobi_lagged_passes) in passes of
+// up to K (the time-tiled runner, kernels/cuda/jacobi_timetile.cu) or one sweep a pass (drive:
+// the runners of kernels/cuda/jacobi.cu).
 #pragma once
 
 #include <bit>
@@ -114,66 +114,20 @@ class ChangeSlots {
   cuda::Event ready_[2];
 };
 
-// One pass of a run: SWEEPS sweeps, its last's change wanted (CHECK), and whether it writes
-// the buffer it reads (a pass in two launches: the result back where it started).
-struct Pass {
-  std::int64_t sweeps = 1;
-  std::int64_t last = 1;  // the iteration its last sweep makes (1-based)
-  bool check = false;
-  bool in_place = false;
-};
-
-// Runs the iterations from x_0 in buffer 0 in passes of at most K sweeps
-// (stencil_pass_sweeps): IN_PLACE(pass) says whether a pass writes its source buffer, and
-// STEP(src, pass, slot) launches it from buffer SRC (0 or 1), its change into SLOT (-1: not
-// computed). The host waits for a checked change only once the next pass is queued, unless
-// that pass writes the buffer holding the checked result (then first), so that when the
-// change stops the run the result is intact in RESULT_BUF. Nothing is waited for between
-// checks, nor before the end without a tolerance.
+// jacobi_lagged_passes on the device: STEP(src, pass, slot) launches a pass, its change into SLOT
+// of SLOTS, which the host reads at the checks that can stop the run only.
 template <class InPlace, class Step>
 JacobiResult drive_passes(const JacobiStop& stop, int k, ChangeSlots& slots, InPlace&& in_place,
                           Step&& step, int& result_buf) {
-  JacobiResult res;
   slots.poll(stop.tol >= 0);
-  int cur = 0, checks = 0, last_slot = 0;
-  bool pending = false;
-  std::int64_t pend_k = 0;
-  int pend_slot = 0, pend_buf = 0;
-  // The pending check's outcome; true when it stops the run.
-  const auto settle = [&]() {
-    pending = false;
-    res.norm = std::sqrt(slots.wait(pend_slot));
-    if (res.norm > stop.tol) return false;
-    res.iterations = pend_k;
-    res.converged = true;
-    result_buf = pend_buf;
-    return true;
-  };
-  for (std::int64_t done = 0; done < stop.max_iter;) {
-    Pass p;
-    p.sweeps = stencil_pass_sweeps(stop, done, k);
-    done += p.sweeps;
-    p.last = done;
-    p.check = jacobi_checks(stop, done);
-    p.in_place = in_place(p);
-    if (pending && p.in_place && pend_buf == cur && settle()) return res;
-    const int slot = checks & 1;  // never the pending one (the previous check's)
-    if (p.check) slots.arm(slot);
-    step(cur, p, p.check ? slot : -1);
-    if (p.check) slots.fetch(slot, stop.tol >= 0 || done == stop.max_iter), ++checks;
-    if (!p.in_place) cur = 1 - cur;
-    if (pending && settle()) return res;
-    if (p.check) {
-      last_slot = slot;
-      if (stop.tol >= 0) pending = true, pend_k = done, pend_slot = slot, pend_buf = cur;
-    }
-  }
-  // The last pass is always checked.
-  res.iterations = stop.max_iter;
-  res.norm = std::sqrt(slots.wait(last_slot));
-  res.converged = stop.tol >= 0 && res.norm <= stop.tol;
-  result_buf = cur;
-  return res;
+  return jacobi_lagged_passes(
+      stop, k, in_place,
+      [&](int src, const JacobiPass& p, int slot) {
+        if (slot >= 0) slots.arm(slot);
+        step(src, p, slot);
+        if (slot >= 0) slots.fetch(slot, stop.tol >= 0 || p.last == stop.max_iter);
+      },
+      [&slots](int slot) { return slots.wait(slot); }, result_buf);
 }
 
 // Runs the iterations from x_0 in buffer 0 one sweep a pass: STEP(src, k, slot) launches
@@ -182,8 +136,8 @@ JacobiResult drive_passes(const JacobiStop& stop, int k, ChangeSlots& slots, InP
 template <class Step>
 JacobiResult drive(const JacobiStop& stop, ChangeSlots& slots, Step&& step, int& result_buf) {
   return drive_passes(
-      stop, 1, slots, [](const Pass&) { return false; },
-      [&step](int src, const Pass& p, int slot) { step(src, p.last, slot); }, result_buf);
+      stop, 1, slots, [](const JacobiPass&) { return false; },
+      [&step](int src, const JacobiPass& p, int slot) { step(src, p.last, slot); }, result_buf);
 }
 
 }  // namespace mm::jacobi_host

@@ -22,7 +22,6 @@ namespace mm {
 namespace {
 
 using jacobi_host::ChangeSlots;
-using jacobi_host::Pass;
 using stencil::Room;
 
 template <class T>
@@ -104,14 +103,14 @@ class TimeTileRunner final : public cuda::CudaRunner {
     init(grid_[0], T(0));  // x_0, every run
     *p_.result = jacobi_host::drive_passes(
         p_.stop, k_, *slots_,
-        [this](const Pass& p) { return plain_checks_ && p.check && p.sweeps > 1; },
-        [this](int src, const Pass& p, int slot) { pass(src, p, slot); }, result_);
+        [this](const JacobiPass& p) { return plain_checks_ && p.check && p.sweeps > 1; },
+        [this](int src, const JacobiPass& p, int slot) { pass(src, p, slot); }, result_);
   }
 
  private:
   // Pass P from buffer SRC, its change into SLOT (-1: none); in two launches (the result back
   // in SRC) when a checked pass ends with a plain sweep.
-  void pass(int src, const Pass& p, int slot) {
+  void pass(int src, const JacobiPass& p, int slot) {
     double* s = slot < 0 ? nullptr : slots_->slot(slot);
     if (p_.room.dim == 2) return plain(src, s, p.last);  // one sweep a pass
     if (s && plain_checks_) {

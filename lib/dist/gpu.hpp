@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,12 +41,17 @@ class GpuRanks {
   virtual std::string describe() const = 0;
   // Waits for this rank's queued GPU work.
   virtual void synchronize() const = 0;
+  // One peer of an exchange: COUNT values from SEND to rank PEER, and from it into RECV.
+  struct PeerMessages {
+    int peer = -1;
+    const void* send = nullptr;
+    void* recv = nullptr;
+  };
   // --comm nccl only (DeviceError otherwise): queues one group of NCCL messages on STREAM (a
-  // cudaStream_t of this rank's GPU): for each of PEERS, COUNT values of S from its SENDS entry
-  // to it and from it into its RECVS entry (device memory).
+  // cudaStream_t of this rank's GPU): for each of PEERS, COUNT values of S each way (device
+  // memory).
   virtual void nccl_exchange(void* stream, Scalar s, std::size_t count,
-                             const std::vector<int>& peers, const std::vector<const void*>& sends,
-                             const std::vector<void*>& recvs) const = 0;
+                             std::span<const PeerMessages> peers) const = 0;
 };
 
 // Collective: binds this rank to GPU (node rank modulo the GPUs it sees: ranks may share one;

@@ -43,13 +43,19 @@ Partition SlabSplit::output_rows() const {
 
 template <class T>
 void SlabHalo<T>::start(T* u) {
-  Stopwatch w;
   const std::size_t ps = static_cast<std::size_t>(s_.plane_size());
   T* top = u + static_cast<std::size_t>(s_.planes() + 1) * ps;  // plane k1
-  if (s_.lower >= 0) comm_.irecv(reqs_, u, ps, s_.lower, kTagPlaneUp);
-  if (s_.upper >= 0) comm_.irecv(reqs_, top, ps, s_.upper, kTagPlaneDown);
-  if (s_.lower >= 0) comm_.isend(reqs_, u + ps, ps, s_.lower, kTagPlaneDown);  // plane k0
-  if (s_.upper >= 0) comm_.isend(reqs_, top - ps, ps, s_.upper, kTagPlaneUp);  // plane k1 - 1
+  start(u + ps, u, top - ps, top);                              // planes k0, k0 - 1, k1 - 1, k1
+}
+
+template <class T>
+void SlabHalo<T>::start(const T* out_lo, T* in_lo, const T* out_hi, T* in_hi) {
+  Stopwatch w;
+  const std::size_t ps = static_cast<std::size_t>(s_.plane_size());
+  if (s_.lower >= 0) comm_.irecv(reqs_, in_lo, ps, s_.lower, kTagPlaneUp);
+  if (s_.upper >= 0) comm_.irecv(reqs_, in_hi, ps, s_.upper, kTagPlaneDown);
+  if (s_.lower >= 0) comm_.isend(reqs_, out_lo, ps, s_.lower, kTagPlaneDown);
+  if (s_.upper >= 0) comm_.isend(reqs_, out_hi, ps, s_.upper, kTagPlaneUp);
   seconds_ = w.seconds();
 }
 

@@ -54,6 +54,9 @@ class SlabHalo {
  public:
   SlabHalo(const Comm& comm, const SlabSplit& s) : comm_(comm), s_(s) {}
   void start(T* u);
+  // The same from planes anywhere in memory (a GPU rank's pinned copies): OUT_LO / OUT_HI to the
+  // ranks below and above, theirs into IN_LO / IN_HI; the pointers of a side with no rank unused.
+  void start(const T* out_lo, T* in_lo, const T* out_hi, T* in_hi);
   void finish();
   double seconds() const { return seconds_; }  // the last start() + finish()
   // Values this rank receives an exchange.

@@ -2,8 +2,10 @@
 // through pinned host memory and sent by MPI, the change reduced on the device, then across
 // the ranks.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
+#include <span>
 
 #include "dist/room_engine.hpp"
 #include "dist/sweep_loop.hpp"
@@ -35,7 +37,11 @@ class GpuSlabEngine final : public RoomEngine<T> {
  public:
   GpuSlabEngine(const Comm& comm, const HeatedRoom& room, const SlabSplit& s,
                 const JacobiTuning& tuning, std::shared_ptr<const GpuRanks> nccl)
-      : comm_(comm), s_(s), nccl_(std::move(nccl)), sums_(static_cast<std::size_t>(comm.size())) {
+      : comm_(comm),
+        s_(s),
+        halo_(comm, s),
+        nccl_(std::move(nccl)),
+        sums_(static_cast<std::size_t>(comm.size())) {
     if (!s.empty()) dev_ = std::make_unique<StencilSlabCuda<T>>(room, s.k0, s.k1, tuning);
   }
 
@@ -43,7 +49,6 @@ class GpuSlabEngine final : public RoomEngine<T> {
     exchange_s_ = allreduce_s_ = 0;
     const bool lo = s_.lower >= 0, hi = s_.upper >= 0, halo = lo || hi;
     const std::int64_t in0 = s_.k0 + lo, in1 = std::max(in0, s_.k1 - hi);
-    const auto ps = static_cast<std::size_t>(s_.plane_size());
     if (dev_) dev_->reset();
     // One iteration queued; SET 0 or 1: its change into that set of slots, -1: none.
     const auto iterate = [&](int set) {
@@ -65,12 +70,9 @@ class GpuSlabEngine final : public RoomEngine<T> {
         dev_->sweep(in0, in1, slot(0));
         Stopwatch w;
         dev_->wait_staged();
-        Requests r;
-        if (lo) comm_.irecv(r, dev_->recv_plane(0), ps, s_.lower, kTagPlaneUp);
-        if (hi) comm_.irecv(r, dev_->recv_plane(1), ps, s_.upper, kTagPlaneDown);
-        if (lo) comm_.isend(r, dev_->send_plane(0), ps, s_.lower, kTagPlaneDown);
-        if (hi) comm_.isend(r, dev_->send_plane(1), ps, s_.upper, kTagPlaneUp);
-        r.wait();
+        halo_.start(dev_->send_plane(0), dev_->recv_plane(0), dev_->send_plane(1),
+                    dev_->recv_plane(1));
+        halo_.finish();
         dev_->stage_in(lo, hi);
         exchange_s_ += w.seconds();
       }
@@ -104,13 +106,12 @@ class GpuSlabEngine final : public RoomEngine<T> {
   // --comm nccl: the slab's boundary planes OUT_LO / OUT_HI to the ranks below and above, theirs
   // into the halo planes IN_LO / IN_HI (null where there is no rank that way), queued on STREAM.
   void post_nccl(void* stream, const T* out_lo, T* in_lo, const T* out_hi, T* in_hi) const {
-    std::vector<int> peers;
-    std::vector<const void*> sends;
-    std::vector<void*> recvs;
-    if (out_lo) peers.push_back(s_.lower), sends.push_back(out_lo), recvs.push_back(in_lo);
-    if (out_hi) peers.push_back(s_.upper), sends.push_back(out_hi), recvs.push_back(in_hi);
+    std::array<GpuRanks::PeerMessages, 2> peers;
+    std::size_t n = 0;
+    if (out_lo) peers[n++] = {s_.lower, out_lo, in_lo};
+    if (out_hi) peers[n++] = {s_.upper, out_hi, in_hi};
     nccl_->nccl_exchange(stream, scalar_of<T>::value, static_cast<std::size_t>(s_.plane_size()),
-                         peers, sends, recvs);
+                         std::span(peers.data(), n));
   }
 
   std::vector<T> output_planes() override {
@@ -120,9 +121,7 @@ class GpuSlabEngine final : public RoomEngine<T> {
   }
   double exchange_seconds() const override { return exchange_s_; }
   double allreduce_seconds() const override { return allreduce_s_; }
-  std::int64_t halo_values() const override {
-    return ((s_.lower >= 0) + (s_.upper >= 0)) * s_.plane_size();
-  }
+  std::int64_t halo_values() const override { return halo_.halo_values(); }
   std::int64_t points() const override {
     const std::int64_t m = s_.n - 2;
     return s_.planes() * (s_.dim == 3 ? m * m : m);
@@ -131,6 +130,7 @@ class GpuSlabEngine final : public RoomEngine<T> {
  private:
   Comm comm_;
   SlabSplit s_;
+  SlabHalo<T> halo_;                      // --comm mpi: the staged planes' messages
   std::shared_ptr<const GpuRanks> nccl_;  // null: the planes staged and sent by MPI
   std::unique_ptr<StencilSlabCuda<T>> dev_;
   std::vector<double> sums_;

@@ -26,41 +26,24 @@ JacobiResult sweep_loop(const JacobiStop& stop, double& allreduce_s, Sweep&& swe
   });
 }
 
-// The loop of the GPU ranks, stopping as jacobi_iterate does: ITERATE(set) queues one iteration,
-// its change into set SET of the slots (0 or 1 by the iteration's parity; -1: not computed);
-// NORM2(set) waits for the iteration that wrote SET and returns the whole grid's squared change
-// (collective); UNDO() makes the buffer that the last queued iteration read the current one
-// again. A checked change is awaited only where it can stop the run (with a tolerance, or at
-// the last iteration), and then only once the next iteration is queued, so that the GPU sweeps
-// while the host waits and the ranks reduce. Where it stops the run, the iteration queued after
-// it is undone: that wrote the other buffer, so the result is intact. Every rank takes the same
-// decisions from the same reduced value.
+// The loop of the GPU ranks: jacobi_lagged_passes a sweep a pass. ITERATE(slot) queues one
+// iteration, its change into set SLOT of the slots (0 or 1; -1: not computed); NORM2(slot) waits
+// for the iteration that wrote SLOT and returns the whole grid's squared change (collective);
+// UNDO() makes the buffer that the last queued iteration read the current one again, called
+// where a change read late stops the run.
 template <class Iterate, class Norm2, class Undo>
 JacobiResult lagged_sweep_loop(const JacobiStop& stop, Iterate&& iterate, Norm2&& norm2,
                                Undo&& undo) {
-  JacobiResult res;
-  const auto stops = [&](std::int64_t k) {  // reads iteration K's change
-    res.norm = std::sqrt(norm2(static_cast<int>(k & 1)));
-    res.converged = stop.tol >= 0 && res.norm <= stop.tol;
-    return res.converged;
-  };
-  std::int64_t pending = 0;  // the checked iteration whose change is read next, 0: none
-  for (std::int64_t k = 1; k <= stop.max_iter; ++k) {
-    const bool check = jacobi_checks(stop, k);
-    iterate(check ? static_cast<int>(k & 1) : -1);
-    res.iterations = k;
-    if (pending > 0 && stops(pending)) {
-      undo();
-      res.iterations = pending;
-      return res;
-    }
-    pending = 0;
-    if (!check || (stop.tol < 0 && k < stop.max_iter)) continue;
-    if (k < stop.max_iter)
-      pending = k;
-    else
-      stops(k);
-  }
+  std::int64_t queued = 0;
+  int result_buf = 0;
+  const JacobiResult res = jacobi_lagged_passes(
+      stop, 1, [](const JacobiPass&) { return false; },
+      [&](int, const JacobiPass& p, int slot) {
+        iterate(slot);
+        queued = p.last;
+      },
+      norm2, result_buf);
+  if (res.iterations < queued) undo();
   return res;
 }
 

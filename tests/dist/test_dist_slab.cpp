@@ -157,7 +157,8 @@ TEST(SlabJacobi, StopsAtTheSameIteration) {
 }
 
 // The GPU ranks' loop (lagged_sweep_loop) against jacobi_iterate, on a model of an engine: two
-// buffers, iteration K's squared change CHANGE[K] kept in the set of slots of K's parity. The
+// buffers, iteration K's squared change CHANGE[K] kept in set 0 or 1 of the slots, in turn over
+// the checked iterations. The
 // same iterations, norm and decision; the current buffer the stopping iteration's; each change
 // read after the next iteration is queued (where there is one) and only where it can stop the
 // run; never more than one iteration queued past the stop.
@@ -179,14 +180,16 @@ TEST(LaggedSweepLoop, StopsAsTheOneProcessLoop) {
       checks += check;
       return check ? change[static_cast<std::size_t>(done)] : 0.0;
     });
-    std::int64_t queued = 0, current = 0, reads = 0;
+    std::int64_t queued = 0, current = 0, reads = 0, checked = 0;
     std::int64_t in_set[2] = {0, 0};  // the iteration whose change each set holds
     const JacobiResult got = dist::lagged_sweep_loop(
         stop,
         [&](int set) {
           ++queued;
           current = queued;
-          EXPECT_EQ(set, jacobi_checks(stop, queued) ? static_cast<int>(queued & 1) : -1) << what;
+          const bool check = jacobi_checks(stop, queued);
+          EXPECT_EQ(set, check ? static_cast<int>(checked & 1) : -1) << what;
+          checked += check;
           if (set >= 0) in_set[set] = queued;
         },
         [&](int set) {

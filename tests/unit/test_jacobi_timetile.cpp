@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,6 +62,79 @@ TEST(TimeTile, PassesCountedForTheRecord) {
   const HeatedRoom room = heated_room(3, 10);  // 512 interior points
   EXPECT_EQ(stencil_time_tile_bytes<double>(room, StencilPasses{3, 1}), 4.0 * 512 * 16);
   EXPECT_EQ(stencil_time_tile_bytes<float>(room, StencilPasses{3, 0}), 3.0 * 512 * 8);
+}
+
+// The loop of the GPU runs (jacobi_lagged_passes) against jacobi_iterate, on a model of a device:
+// two buffers, each holding an iteration's grid, a pass in place or not, iteration K's squared
+// change CHANGE[K] in the slot its pass names. The same iterations, norm and decision; the result
+// buffer holding the stopping iteration's grid (never overwritten by a pass queued after it);
+// each change read only where it can stop the run, and (but the last) only once the next pass is
+// queued; never more than one pass queued past the stop.
+TEST(TimeTile, LaggedPassesStopAsTheOneProcessLoop) {
+  std::vector<double> change(80);
+  for (std::size_t k = 0; k < change.size(); ++k) change[k] = 1e4 / static_cast<double>(k * k + 1);
+  const double at12 = std::sqrt(change[12]), at30 = std::sqrt(change[30]);
+  const std::vector<JacobiStop> stops = {
+      {1, -1, 1},     {7, -1, 1},    {40, -1, 6},   {1, at12, 1},  {30, at12, 1},
+      {30, at12, 4},  {30, at12, 3}, {30, at30, 1}, {30, at30, 6}, {31, at30, 2},
+      {11, 1e-12, 4}, {40, 1e9, 1},  {40, 1e9, 8},  {13, -1, 4},   {70, at30, 12}};
+  for (const JacobiStop& stop : stops)
+    for (const int k : {1, 2, 3, 4})
+      for (const int place : {0, 1, 2}) {  // never in place; checked multi-sweep passes; all
+        const std::string what = "max " + std::to_string(stop.max_iter) + " tol " +
+                                 std::to_string(stop.tol) + " every " +
+                                 std::to_string(stop.check_every) + " K " + std::to_string(k) +
+                                 " place " + std::to_string(place);
+        std::int64_t checks = 0;
+        std::int64_t done = 0;
+        const JacobiResult want = jacobi_iterate(stop, [&](bool check) {
+          ++done;
+          checks += check;
+          return check ? change[static_cast<std::size_t>(done)] : 0.0;
+        });
+        std::int64_t holds[2] = {0, -1};  // the iteration each buffer's grid is
+        std::int64_t in_slot[2] = {-1, -1}, queued = 0, checked = 0, reads = 0, read_last = 0;
+        std::int64_t early = 0;  // a change read before the pass after it was queued
+        int result = -1;
+        const JacobiResult got = jacobi_lagged_passes(
+            stop, k,
+            [&](const JacobiPass& p) {
+              return place == 2 || (place == 1 && p.check && p.sweeps > 1);
+            },
+            [&](int src, const JacobiPass& p, int slot) {
+              EXPECT_EQ(holds[src], queued) << what;  // the pass reads the latest grid
+              if (early > 0) {
+                EXPECT_TRUE(p.in_place) << what << " after " << early;
+              }
+              early = 0;
+              EXPECT_EQ(p.sweeps, stencil_pass_sweeps(stop, queued, k)) << what;
+              EXPECT_EQ(p.check, jacobi_checks(stop, p.last)) << what;
+              EXPECT_EQ(slot, p.check ? static_cast<int>(checked & 1) : -1) << what;
+              checked += p.check;
+              queued = p.last;
+              holds[p.in_place ? src : 1 - src] = queued;
+              if (slot >= 0) in_slot[slot] = queued;
+            },
+            [&](int slot) {
+              ++reads;
+              const std::int64_t it = in_slot[slot];
+              // Read once the pass after it is queued, or at the last; else just before the
+              // pass after it, which must then be in place (checked as that one is queued).
+              EXPECT_LE(it, queued) << what;
+              if (it == queued && it < stop.max_iter) early = it;
+              EXPECT_GT(it, read_last) << what;
+              read_last = it;
+              return change[static_cast<std::size_t>(it)];
+            },
+            result);
+        EXPECT_EQ(got.iterations, want.iterations) << what;
+        EXPECT_EQ(got.norm, want.norm) << what;
+        EXPECT_EQ(got.converged, want.converged) << what;
+        ASSERT_TRUE(result == 0 || result == 1) << what;
+        EXPECT_EQ(holds[result], want.iterations) << what;
+        EXPECT_LE(queued, want.iterations + k) << what;
+        EXPECT_EQ(reads, stop.tol < 0 ? 1 : checks) << what;
+      }
 }
 
 // The default K: 4 in double; in single 4 where memory is rich (the H200), else 3 (the H100, and

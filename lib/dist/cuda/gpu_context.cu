@@ -69,15 +69,14 @@ std::string Context::describe() const {
 }
 
 void Context::nccl_exchange(void* stream, Scalar s, std::size_t count,
-                            const std::vector<int>& peers, const std::vector<const void*>& sends,
-                            const std::vector<void*>& recvs) const {
+                            std::span<const PeerMessages> peers) const {
   if (kind_ != Transport::nccl || !nccl_)
     throw DeviceError("GPU ranks: an NCCL exchange without --comm nccl");
   const auto st = static_cast<cudaStream_t>(stream);
   nccl_->group_start();
-  for (std::size_t i = 0; i < peers.size(); ++i) {
-    nccl_->recv(recvs[i], count, s, peers[i], st);
-    nccl_->send(sends[i], count, s, peers[i], st);
+  for (const PeerMessages& m : peers) {
+    nccl_->recv(m.recv, count, s, m.peer, st);
+    nccl_->send(m.send, count, s, m.peer, st);
   }
   nccl_->group_end();
 }

@@ -27,9 +27,8 @@ class Context final : public GpuRanks {
   std::string transport() const override;
   std::string describe() const override;
   void synchronize() const override { MM_CUDA(cudaStreamSynchronize(compute_.get())); }
-  void nccl_exchange(void* stream, Scalar s, std::size_t count, const std::vector<int>& peers,
-                     const std::vector<const void*>& sends,
-                     const std::vector<void*>& recvs) const override;
+  void nccl_exchange(void* stream, Scalar s, std::size_t count,
+                     std::span<const PeerMessages> peers) const override;
 
   Transport kind() const { return kind_; }
   cudaStream_t compute() const { return compute_.get(); }
