@@ -66,8 +66,10 @@ class StencilSlabCuda {
   void exchange(bool lower, bool upper, const DevicePost& post);
   void await_exchange();
   // Queues the sweep of planes [P0, P1) from the current buffer into the other; SLOT 0..5: its
-  // squared change into that slot (set SLOT / 3), -1: none.
-  void sweep(std::int64_t p0, std::int64_t p1, int slot);
+  // squared change into that slot (set SLOT / 3), -1: none. BESIDE: on the exchange's stream,
+  // after it (the planes next to the halo, while the compute stream sweeps the others); sweeps
+  // on the compute stream after await_exchange() wait for it.
+  void sweep(std::int64_t p0, std::int64_t p1, int slot, bool beside = false);
   // The other buffer becomes the current one (after an iteration's sweeps).
   void swap();
   // Marks the sweeps queued so far as those that write set SET (0 or 1) of the slots.
@@ -76,6 +78,7 @@ class StencilSlabCuda {
   // slot 2 of the set, in that order (a slot not written since the last call: 0), and the
   // set's slots zeroed.
   double change(int set);
+  // Waits for the work queued on both streams.
   void synchronize();
   // Planes [P0, P1) of the current buffer (after synchronize()).
   void download(std::int64_t p0, std::int64_t p1, T* host) const;

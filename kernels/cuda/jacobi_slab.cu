@@ -49,6 +49,9 @@ struct StencilSlabCuda<T>::Impl {
     partials = cuda::Buffer<double>(static_cast<std::size_t>(blocks));
     counter = cuda::Buffer<unsigned>(1);
     counter.fill_bytes(0);
+    beside_partials = cuda::Buffer<double>(static_cast<std::size_t>(launch_for(1).blocks()));
+    beside_counter = cuda::Buffer<unsigned>(1);
+    beside_counter.fill_bytes(0);
     std::fill(slots.get(), slots.get() + 6, 0.0);
     // The set-up ran on the legacy stream (fill_bytes may return early), which the run's
     // non-blocking streams do not wait for.
@@ -90,12 +93,15 @@ struct StencilSlabCuda<T>::Impl {
   int vec;
   stencil::Room geo{};
   cuda::Buffer<T> start, grid[2];
-  cuda::Buffer<double> partials;
-  cuda::Buffer<unsigned> counter;
+  cuda::Buffer<double> partials, beside_partials;  // the sweeps' on each stream
+  cuda::Buffer<unsigned> counter, beside_counter;
   jacobi_host::PinnedDoubles slots;
   cuda::Pinned<T> staging;  // send lower, send upper, receive lower, receive upper
   // Non-blocking: not ordered with the legacy default stream (hence the set-up's synchronize).
-  cuda::Stream compute{cudaStreamNonBlocking}, copy{cudaStreamNonBlocking};
+  // The copy stream first where both have work: its boundary planes' sweeps gate the next
+  // iteration, the compute stream's bulk does not.
+  cuda::Stream compute{cudaStreamNonBlocking},
+      copy{cudaStreamNonBlocking, cuda::Stream::Priority::greatest};
   cuda::Event swept, arrived;
   cuda::Event marked[2];  // after the sweeps writing each set of slots
   std::map<std::int64_t, stencil::Launch> launches;
@@ -178,7 +184,7 @@ void StencilSlabCuda<T>::await_exchange() {
 }
 
 template <class T>
-void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot) {
+void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot, bool beside) {
   Impl& m = *impl_;
   if (p1 <= p0) return;
   const stencil::Launch& l = m.launch_for(p1 - p0);
@@ -188,10 +194,12 @@ void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot) {
   const T inv = m.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
   const typename Impl::MarchFn fn =
       slot < 0 ? m.template march_fn<false>(l) : m.template march_fn<true>(l);
-  stencil::launch_march<T>(
-      fn, l, m.compute.get(), false, g, m.grid[m.cur].get(), m.grid[1 - m.cur].get(),
-      static_cast<T>(m.room.h2f), inv,
-      {slot < 0 ? nullptr : m.slots.device() + slot, m.partials.get(), m.counter.get()});
+  stencil::launch_march<T>(fn, l, beside ? m.copy.get() : m.compute.get(), false, g,
+                           m.grid[m.cur].get(), m.grid[1 - m.cur].get(), static_cast<T>(m.room.h2f),
+                           inv,
+                           {slot < 0 ? nullptr : m.slots.device() + slot,
+                            (beside ? m.beside_partials : m.partials).get(),
+                            (beside ? m.beside_counter : m.counter).get()});
 }
 
 template <class T>
@@ -216,6 +224,7 @@ double StencilSlabCuda<T>::change(int set) {
 template <class T>
 void StencilSlabCuda<T>::synchronize() {
   MM_CUDA(cudaStreamSynchronize(impl_->compute.get()));
+  MM_CUDA(cudaStreamSynchronize(impl_->copy.get()));
 }
 
 template <class T>
