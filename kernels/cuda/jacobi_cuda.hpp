@@ -55,13 +55,14 @@ class StencilSlabCuda {
   T* send_plane(int side) const;
   T* recv_plane(int side) const;
   // Queues the pinned receive planes into the current buffer's planes K0 - 1 (LOWER) and K1
-  // (UPPER); sweeps queued later wait for them.
+  // (UPPER) on the second stream, after the copies out: sweeps queued beside (sweep's BESIDE)
+  // run after them, those on the compute stream once await_exchange() is called.
   void stage_in(bool lower, bool upper);
   // The exchange in device memory (--comm nccl): POST(stream, send lower, receive lower, send
   // upper, receive upper) queues it on a second stream (a cudaStream_t) after every sweep queued
   // so far: the current buffer's planes K0 and K1 - 1 out, its planes K0 - 1 and K1 in (null
-  // where LOWER / UPPER is false). Sweeps queued after await_exchange() wait for it; those
-  // queued before run beside it. Nothing waits on the host.
+  // where LOWER / UPPER is false). Sweeps queued after await_exchange() wait for it (and for
+  // the second stream's sweeps); those queued before run beside it. Nothing waits on the host.
   using DevicePost = std::function<void(void*, const T*, T*, const T*, T*)>;
   void exchange(bool lower, bool upper, const DevicePost& post);
   void await_exchange();

@@ -166,7 +166,6 @@ void StencilSlabCuda<T>::stage_in(bool lower, bool upper) {
   if (upper)
     MM_CUDA(cudaMemcpyAsync(m.plane_of(m.cur, m.k1), recv_plane(1), bytes, cudaMemcpyHostToDevice,
                             m.copy.get()));
-  m.arrived.order(m.copy.get(), m.compute.get());  // the next sweeps after the planes arrive
 }
 
 template <class T>

@@ -22,17 +22,16 @@ namespace mm::dist {
 
 namespace {
 
-// As SlabJacobi, on the device: each iteration queues the copies of the slab's two boundary
-// planes to the host and the sweep of the planes that need no halo, exchanges the planes while
-// the GPU sweeps, queues them into the halo planes and the sweeps of the two planes next to
-// them. With NCCL the planes go from one GPU's memory to the other's on a second stream, which
-// then sweeps the two planes next to them, all beside the first stream's sweep of the others;
-// the next iteration waits for both. The host waits for nothing but the checked changes that decide
-// the stop, each read while the GPU sweeps the iteration after it (lagged_sweep_loop). The norm:
-// each rank's squared change as the kernel reduces it (one-process cuda-norm's order within a
-// launch; the launches of one iteration added in a fixed order), the ranks' values gathered exactly
-// (a vector of one entry a rank) and added in rank order. One rank sweeping the whole grid is
-// cuda-norm's launch: grid and norm bit for bit.
+// As SlabJacobi, on the device: each iteration queues on a second stream the exchange of the
+// slab's two boundary planes, then the sweeps of the two planes next to the halo, all beside
+// the first stream's sweep of the planes that need no halo; the next iteration waits for both.
+// Staged, the planes go to pinned host memory, are sent by MPI and come back. With NCCL they go
+// from one GPU's memory to the other's, and the host waits for nothing but the checked changes
+// that decide the stop. Each is read while the GPU sweeps the iteration after it
+// (lagged_sweep_loop). The norm: each rank's squared change as the kernel reduces it
+// (one-process cuda-norm's order within a launch; the launches of one iteration added in a fixed
+// order), the ranks' values gathered exactly (a vector of one entry a rank) and added in rank
+// order. One rank sweeping the whole grid is cuda-norm's launch: grid and norm bit for bit.
 template <class T>
 class GpuSlabEngine final : public RoomEngine<T> {
  public:
@@ -55,35 +54,35 @@ class GpuSlabEngine final : public RoomEngine<T> {
     const auto iterate = [&](int set) {
       if (!dev_) return;
       const auto slot = [set](int i) { return set < 0 ? -1 : 3 * set + i; };
-      // The planes next to the halo, once it is in (BESIDE: on the exchange's stream).
-      const auto edges = [&](bool beside) {
-        if (lo) dev_->sweep(s_.k0, s_.k0 + 1, slot(1), beside);
-        // (One plane between two halos: swept once, above.)
-        if (hi && s_.k1 - 1 >= in1) dev_->sweep(s_.k1 - 1, s_.k1, slot(2), beside);
-      };
       if (!halo) {
         dev_->sweep(in0, in1, slot(0));
-      } else if (nccl_) {  // queued: the planes from GPU to GPU and their neighbours' sweeps
-        Stopwatch w;       // beside the sweep of the others
-        dev_->exchange(lo, hi,
-                       [&](void* stream, const T* out_lo, T* in_lo, const T* out_hi, T* in_hi) {
-                         post_nccl(stream, out_lo, in_lo, out_hi, in_hi);
-                       });
-        exchange_s_ += w.seconds();
-        edges(true);
-        dev_->sweep(in0, in1, slot(0));
-        dev_->await_exchange();
-      } else {  // staged: the planes to the host, sent by MPI while the GPU sweeps, back
-        dev_->stage_out(lo, hi);
-        dev_->sweep(in0, in1, slot(0));
+      } else {
+        // The halo on the exchange's stream (after the sweeps so far), then the sweeps of the
+        // planes next to it there too, all beside the compute stream's sweep of the others:
+        // NCCL from GPU to GPU, or staged through the host and sent by MPI.
         Stopwatch w;
-        dev_->wait_staged();
-        halo_.start(dev_->send_plane(0), dev_->recv_plane(0), dev_->send_plane(1),
-                    dev_->recv_plane(1));
-        halo_.finish();
-        dev_->stage_in(lo, hi);
+        if (nccl_)
+          dev_->exchange(lo, hi,
+                         [&](void* stream, const T* out_lo, T* in_lo, const T* out_hi, T* in_hi) {
+                           post_nccl(stream, out_lo, in_lo, out_hi, in_hi);
+                         });
+        else
+          dev_->stage_out(lo, hi);
         exchange_s_ += w.seconds();
-        edges(false);
+        dev_->sweep(in0, in1, slot(0));
+        if (!nccl_) {
+          w.restart();
+          dev_->wait_staged();
+          halo_.start(dev_->send_plane(0), dev_->recv_plane(0), dev_->send_plane(1),
+                      dev_->recv_plane(1));
+          halo_.finish();
+          dev_->stage_in(lo, hi);
+          exchange_s_ += w.seconds();
+        }
+        if (lo) dev_->sweep(s_.k0, s_.k0 + 1, slot(1), true);
+        // (One plane between two halos: swept once, above.)
+        if (hi && s_.k1 - 1 >= in1) dev_->sweep(s_.k1 - 1, s_.k1, slot(2), true);
+        dev_->await_exchange();
       }
       dev_->swap();
       if (set >= 0) dev_->mark(set);
