@@ -137,6 +137,34 @@ TEST(TimeTile, LaggedPassesStopAsTheOneProcessLoop) {
       }
 }
 
+// A NaN change stops nothing (NaN <= tol is false), in the GPU loop as in jacobi_iterate: the run
+// goes on to the next check, whose change stops it.
+TEST(TimeTile, LaggedPassesGoOnPastANaNChange) {
+  for (const std::int64_t at : {1, 3})
+    for (const int k : {1, 2}) {
+      std::vector<double> change(20, 4.0);
+      change[static_cast<std::size_t>(at * k)] = std::nan("");
+      const JacobiStop stop{10, 1e9, k};
+      std::int64_t done = 0;
+      const JacobiResult want = jacobi_iterate(stop, [&](bool check) {
+        ++done;
+        return check ? change[static_cast<std::size_t>(done)] : 0.0;
+      });
+      std::int64_t in_slot[2] = {0, 0};
+      int result = -1;
+      const JacobiResult got = jacobi_lagged_passes(
+          stop, k, [](const JacobiPass&) { return false; },
+          [&](int, const JacobiPass& p, int slot) {
+            if (slot >= 0) in_slot[slot] = p.last;
+          },
+          [&](int slot) { return change[static_cast<std::size_t>(in_slot[slot])]; }, result);
+      EXPECT_EQ(want.iterations, at == 1 ? 2 * k : k);
+      EXPECT_EQ(got.iterations, want.iterations) << at << " " << k;
+      EXPECT_EQ(got.norm, 2.0) << at << " " << k;
+      EXPECT_TRUE(got.converged) << at << " " << k;
+    }
+}
+
 // The default K: 4 in double; in single 4 where memory is rich (the H200), else 3 (the H100, and
 // any machine without a GPU).
 TEST(TimeTile, DefaultLevelsByPrecisionAndDevice) {
