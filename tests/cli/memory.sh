@@ -38,6 +38,8 @@ limited() {
 }
 
 # expect_refused TOOL BUDGET CMD...: exit 4 in the budget's form, fast, with nothing written.
+# Fast: within 10 s, before any work the budget forbids (reading a 3e11-row file, a product):
+# CUDA's start-up alone took 2.1 s once under the GPU suite's 12 parallel jobs.
 expect_refused() {
   local tool=$1 budget=$2 t0 ms
   shift 2
@@ -46,7 +48,7 @@ expect_refused() {
   expect_exit 4 "$@"
   ms=$((($(date +%s%N) - t0) / 1000000))
   expect_stderr "^$tool: needs [0-9.]+ (bytes|[kMG]B)( of device memory)?, $budget available \(--max-memory to change\)$"
-  ((ms < 2000)) && pass "refused in $ms ms" || fail "$*: took $ms ms to refuse"
+  ((ms < 10000)) && pass "refused in $ms ms" || fail "$*: took $ms ms to refuse"
   [[ ! -e target.mtx ]] && pass "nothing written" || fail "$*: wrote target.mtx"
 }
 
