@@ -4,6 +4,9 @@
 //   jacobi_bench [--device cpu|cuda] [--sizes N...] [--updates U] [--jsonl FILE]
 //                [--tune KEY=VALUE ...] [--variants 'K=V,...;K=V,...']
 //
+// Each row (table line, JSON line) is written as soon as it is measured: a run cut short by a
+// timeout keeps the rows it finished.
+//
 // Formulas: one run = ITERS = max(1, --updates / (N-2)^3) sweeps of the N^3 grid (two buffers
 // swapped, initialised outside the timing), the change ||u_new - u_old||_2 computed in every sweep
 // (as --check-every 1) unless the row says "no norm". MLUP/s = (N-2)^3 * ITERS / median seconds /
@@ -40,6 +43,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -149,6 +153,53 @@ std::string tuning_text(const nlohmann::json& t) {
   return s.empty() ? "-" : s;
 }
 
+// The rows of the CUDA runs, each written (its table line and JSON line) as soon as it is
+// measured, so that a run cut short (a timeout over a long --variants list) keeps every row it
+// finished. "vs naive" is against the naive row of the same grid and precision, measured first.
+class GpuRows {
+ public:
+  GpuRows(double copy, std::ofstream& js) : copy_(copy), js_(js) {}
+  void start_grid() { naive_.clear(); }
+  void push_back(const GpuRow& r) {
+    if (r.impl == "cuda-naive") naive_[r.precision] = r.mlups;
+    const auto it = naive_.find(r.precision);
+    const double naive = it == naive_.end() ? 0 : it->second;
+    std::cout << "| " << r.dim << " | " << r.n << " | " << r.impl << " | "
+              << (r.time_tile ? std::to_string(r.time_tile) : "-") << " | " << r.precision << " | "
+              << change_text(r) << " | " << r.sweeps << " | " << fixed(r.t.median * 1e3, 3) << " | "
+              << fixed(r.t.min * 1e3, 3) << " | " << fixed(r.mlups, 0) << " | " << fixed(r.gbps, 1)
+              << " | " << fixed(r.effective / copy_, 3) << " | "
+              << (naive > 0 ? fixed(r.mlups / naive, 2) : "-") << " | " << tuning_text(r.tuning)
+              << " |" << std::endl;
+    if (!js_) return;
+    js_ << nlohmann::json{{"dim", r.dim},
+                          {"n", r.n},
+                          {"impl", r.impl},
+                          {"precision", r.precision},
+                          {"norm_every_sweep", r.check == 1},
+                          {"check_every", r.check},
+                          {"time_tile", r.time_tile},
+                          {"sweeps", r.sweeps},
+                          {"median_s", r.t.median},
+                          {"min_s", r.t.min},
+                          {"max_s", r.t.max},
+                          {"repeats", r.t.repeats},
+                          {"mlups", r.mlups},
+                          {"gbps", r.gbps},
+                          {"of_copy", r.effective / copy_},
+                          {"vs_naive", naive > 0 ? r.mlups / naive : 0.0},
+                          {"tuning", r.tuning},
+                          {"copy_gbps", copy_}}
+               .dump()
+        << std::endl;
+  }
+
+ private:
+  double copy_;
+  std::ofstream& js_;
+  std::map<std::string, double> naive_;  // by precision
+};
+
 template <class Make>
 const Impl<Make>& find(const ImplList<Make>& list, const std::string& name) {
   for (const auto& i : list)
@@ -200,7 +251,7 @@ GpuRow stencil_row(int dim, std::int64_t n, const std::string& name, std::int64_
 // defaults) with the change every K (fused), and at the largest two K the change only at the
 // last sweep and every K by a plain sweep.
 template <class T>
-void time_tile_rows(std::int64_t n, const CudaOptions& o, std::vector<GpuRow>& rows) {
+void time_tile_rows(std::int64_t n, const CudaOptions& o, GpuRows& rows) {
   std::vector<int> ks = o.time_tiles;
   if (ks.empty())
     ks = sizeof(T) == 8 ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{2, 3, 4, 6, 8};
@@ -220,7 +271,7 @@ int run_cuda(const CudaOptions& o) {
   ctx["device"] = cuda_devices().name;
   ctx["device_kind"] = "cuda";
   ctx["copy_gbps"] = copy;
-  if (js) js << ctx.dump() << "\n";
+  if (js) js << ctx.dump() << std::endl;
   std::cout << "# " << ctx["device"].get<std::string>()
             << ": copy bandwidth (cudaMemcpy device to device, 1 GiB, read + write) "
             << fixed(copy, 1) << " GB/s\n\n"
@@ -234,8 +285,9 @@ int run_cuda(const CudaOptions& o) {
   std::vector<CudaOptions> vs;  // O under each variant's tuning
   for (const JacobiTuning& t : o.variants) vs.push_back(o), vs.back().tuning = t;
   if (vs.empty()) vs.push_back(o);
+  GpuRows rows(copy, js);
   for (const auto& [dim, n] : grids) {
-    std::vector<GpuRow> rows;
+    rows.start_grid();
     if (!o.only_timetile) {
       rows.push_back(stencil_row<double>(dim, n, "cuda-naive", 1, o.updates / 10, o));
       rows.push_back(stencil_row<double>(dim, n, "cuda-coalesced", 1, o.updates, o));
@@ -261,40 +313,6 @@ int run_cuda(const CudaOptions& o) {
       rows.push_back(stencil_row<float>(dim, n, "cuda-norm", 1, o.updates, v));
     if (dim == 3 && !o.only_plain)
       for (const CudaOptions& v : vs) time_tile_rows<float>(n, v, rows);
-    for (const GpuRow& r : rows) {
-      double naive = 0;
-      for (const GpuRow& q : rows)
-        if (q.impl == "cuda-naive" && q.precision == r.precision) naive = q.mlups;
-      std::cout << "| " << r.dim << " | " << r.n << " | " << r.impl << " | "
-                << (r.time_tile ? std::to_string(r.time_tile) : "-") << " | " << r.precision
-                << " | " << change_text(r) << " | " << r.sweeps << " | "
-                << fixed(r.t.median * 1e3, 3) << " | " << fixed(r.t.min * 1e3, 3) << " | "
-                << fixed(r.mlups, 0) << " | " << fixed(r.gbps, 1) << " | "
-                << fixed(r.effective / copy, 3) << " | "
-                << (naive > 0 ? fixed(r.mlups / naive, 2) : "-") << " | " << tuning_text(r.tuning)
-                << " |" << std::endl;
-      if (js)
-        js << nlohmann::json{{"dim", r.dim},
-                             {"n", r.n},
-                             {"impl", r.impl},
-                             {"precision", r.precision},
-                             {"norm_every_sweep", r.check == 1},
-                             {"check_every", r.check},
-                             {"time_tile", r.time_tile},
-                             {"sweeps", r.sweeps},
-                             {"median_s", r.t.median},
-                             {"min_s", r.t.min},
-                             {"max_s", r.t.max},
-                             {"repeats", r.t.repeats},
-                             {"mlups", r.mlups},
-                             {"gbps", r.gbps},
-                             {"of_copy", r.effective / copy},
-                             {"vs_naive", naive > 0 ? r.mlups / naive : 0.0},
-                             {"tuning", r.tuning},
-                             {"copy_gbps", copy}}
-                  .dump()
-           << "\n";
-    }
   }
 
   if (o.only_timetile) return 0;
@@ -433,20 +451,18 @@ int main(int argc, char** argv) {
   if (!jsonl.empty()) js.open(jsonl);
   auto ctx = mm::bench::context("jacobi_bench", threads);
   ctx["copy_gbps"] = copy;
-  if (js) js << ctx.dump() << "\n";
+  if (js) js << ctx.dump() << std::endl;
   std::cout << "copy bandwidth (parallel memcpy of 1 GiB, read + write, " << threads
             << " threads): " << fixed(copy, 2) << " GB/s\n\n";
   std::cout << "| N | impl | precision | norm | iters/run | median s | min s | max s | MLUP/s | "
                "GB/s | of copy | "
                "cpu / ref |\n|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  // Each row written as soon as it is measured (a run cut short keeps the rows it finished);
+  // "cpu / ref" against the ref row of the same N, measured first.
   for (const std::int64_t n : sizes) {
-    std::vector<Row> rows;
-    if (n <= ref_max) rows.push_back(measure_one<double>(n, "ref", true, updates, warmup, repeat));
-    rows.push_back(measure_one<double>(n, "cpu", true, updates, warmup, repeat));
-    rows.push_back(measure_one<double>(n, "cpu", false, updates, warmup, repeat));
-    rows.push_back(measure_one<float>(n, "cpu", true, updates, warmup, repeat));
-    const double ref_mlups = n <= ref_max ? rows.front().mlups : 0;
-    for (const Row& r : rows) {
+    double ref_mlups = 0;
+    const auto emit = [&](const Row& r) {
+      if (r.impl == "ref") ref_mlups = r.mlups;
       std::cout << "| " << r.n << " | " << r.impl << " | " << r.precision << " | "
                 << (r.norm ? "yes" : "no") << " | " << r.iters << " | " << fixed(r.t.median, 4)
                 << " | " << fixed(r.t.min, 4) << " | " << fixed(r.t.max, 4) << " | "
@@ -460,8 +476,12 @@ int main(int argc, char** argv) {
                              {"mlups", r.mlups}, {"gbps", r.gbps},   {"of_copy", r.gbps / copy},
                              {"copy_gbps", copy}}
                   .dump()
-           << "\n";
-    }
+           << std::endl;
+    };
+    if (n <= ref_max) emit(measure_one<double>(n, "ref", true, updates, warmup, repeat));
+    emit(measure_one<double>(n, "cpu", true, updates, warmup, repeat));
+    emit(measure_one<double>(n, "cpu", false, updates, warmup, repeat));
+    emit(measure_one<float>(n, "cpu", true, updates, warmup, repeat));
   }
   return 0;
 }

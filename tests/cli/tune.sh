@@ -84,6 +84,20 @@ expect_stderr "^jacobi_bench: unknown --tune key 'nosuch' for jacobi_bench"
 expect_exit 2 lu_bench --device cuda --variants 'nb=512;leaf=nosuch'
 expect_stderr '^lu_bench: --tune leaf=nosuch: leaf takes cluster\|grid$'
 
+# jacobi_bench on the CPU: the context line, then a JSON line a row as each is measured (ref,
+# cpu with and without the change, cpu single), each against the copy measured in the run.
+expect_exit 0 jacobi_bench --device cpu --sizes 18 --updates 1e4 --repeat 1 --jsonl jbc.jsonl
+if "$PY" -c "
+import json, sys
+lines = [json.loads(l) for l in open('jbc.jsonl')]
+ctx, rows = lines[0], lines[1:]
+want = [('ref', 'double', True), ('cpu', 'double', True), ('cpu', 'double', False), ('cpu', 'single', True)]
+ok = 'copy_gbps' in ctx and [(r['impl'], r['precision'], r['norm']) for r in rows] == want
+ok = ok and all(r['n'] == 18 and r['mlups'] > 0 and r['of_copy'] > 0 and r['copy_gbps'] == ctx['copy_gbps'] for r in rows)
+sys.exit(0 if ok else 1)"; then
+  pass "jacobi_bench --device cpu: a JSON line a row"
+else fail "jacobi_bench --device cpu: $(cat jbc.jsonl)"; fi
+
 # ---- the record ----------------------------------------------------------------------------------
 mmjacobi --poisson3d 12 --max-iter 3 --device cpu -q --timing t_cpu.jsonl 2>/dev/null ||
   fail "mmjacobi --poisson3d on the CPU"
