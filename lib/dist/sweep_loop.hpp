@@ -2,7 +2,6 @@
 // lagged_sweep_loop (GPU slabs).
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 #include "jacobi.hpp"
