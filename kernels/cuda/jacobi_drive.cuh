@@ -4,11 +4,13 @@
 // the runners of kernels/cuda/jacobi.cu).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <iomanip>
 #include <sstream>
+#include <stdexcept>
 
 #include "cuda/cuda_util.cuh"
 #include "jacobi.hpp"
@@ -51,25 +53,32 @@ class PinnedDoubles {
 };
 
 // The squared change of checked iterations in two slots, so the host can read iteration k's
-// while the GPU runs k+1. Copied: device slots, each copied to pinned host memory behind an
-// event. Direct: a kernel writes the pinned host slot itself (one plain store of a last block:
-// the sweep's, or with the change deferred, the next launch's: stencil::Change). A direct slot that
-// every check waits for in order (a run with a tolerance: poll) is read by polling: armed with a
-// value no kernel writes before its sweep is queued, then awaited until the store lands, so that
-// nothing but kernels sits between two sweeps in the stream and a sweep launched as a programmatic
-// dependent overlaps the checked one before it. Otherwise a check is fetched behind an event, and
-// only where it is waited for (with no tolerance, the last): an unread check adds nothing to the
-// stream.
+// while the GPU runs k+1; a slot holds PARTS values (launches of one iteration that each reduce
+// their own: the GPU ranks' sweeps of a slab), summed in order when read. Copied: device slots,
+// each copied to pinned host memory behind an event. Direct: a kernel writes the pinned host slot
+// itself (one plain store of a last block: the sweep's, or with the change deferred, the next
+// launch's: stencil::Change). A direct slot that every check waits for in order (a run with a
+// tolerance: poll) is read by polling: armed with a value no kernel writes before its sweep is
+// queued, then awaited until the store lands, so that nothing but kernels sits between two sweeps
+// in the stream and a sweep launched as a programmatic dependent overlaps the checked one before
+// it. Otherwise a check is fetched behind an event recorded on STREAM (the one the slot's
+// launches end on), and only where it is waited for (with no tolerance, the last): an unread
+// check adds nothing to the stream.
 class ChangeSlots {
  public:
-  explicit ChangeSlots(bool direct = false) : dev_(2), host_(2), direct_(direct) {
+  explicit ChangeSlots(bool direct = false, int parts = 1, cudaStream_t stream = nullptr)
+      : parts_(parts), dev_(2 * parts), host_(2 * parts), direct_(direct), stream_(stream) {
+    if (parts < 1 || (parts > 1 && !direct))
+      throw std::logic_error("ChangeSlots: several parts a slot are written directly only");
     dev_.fill_bytes(0);
-    host_.get()[0] = host_.get()[1] = 0;
+    std::fill(host_.get(), host_.get() + 2 * parts, 0.0);
   }
-  double* slot(int s) const { return (direct_ ? host_.device() : dev_.get()) + s; }
-  // Whether the checks of the run about to start are awaited by polling (direct slots, every
-  // check waited for in order).
-  void poll(bool every_check_waited) { polled_ = direct_ && every_check_waited; }
+  double* slot(int s, int part = 0) const {
+    return (direct_ ? host_.device() : dev_.get()) + s * parts_ + part;
+  }
+  // Whether the checks of the run about to start are awaited by polling (direct slots of one
+  // part, every check waited for in order).
+  void poll(bool every_check_waited) { polled_ = direct_ && parts_ == 1 && every_check_waited; }
   // Before the sweep writing slot S is queued.
   void arm(int s) {
     if (polled_) bits(s) = kUnwritten;
@@ -78,14 +87,21 @@ class ChangeSlots {
   void fetch(int s, bool waited) {
     if (polled_ || !waited) return;
     if (!direct_)
-      MM_CUDA(
-          cudaMemcpyAsync(host_.get() + s, dev_.get() + s, sizeof(double), cudaMemcpyDeviceToHost));
-    ready_[s].record();
+      MM_CUDA(cudaMemcpyAsync(host_.get() + s, dev_.get() + s, sizeof(double),
+                              cudaMemcpyDeviceToHost, stream_));
+    ready_[s].record(stream_);
   }
+  // Slot S: its parts summed in order (((p0 + p1) + p2) ...). A slot of several parts is zeroed
+  // once read, so that a part no launch wrote since counts 0.
   double wait(int s) const {
     if (!polled_) {
       MM_CUDA(cudaEventSynchronize(ready_[s].get()));
-      return static_cast<volatile const double*>(host_.get())[s];
+      volatile double* v = host_.get() + s * parts_;
+      double sum = v[0];
+      for (int i = 1; i < parts_; ++i) sum += v[i];
+      if (parts_ > 1)
+        for (int i = 0; i < parts_; ++i) v[i] = 0.0;
+      return sum;
     }
     // A failed kernel never writes: the stream's state is asked now and then, and a stream done
     // with the slot still armed is an error rather than a hang.
@@ -93,7 +109,7 @@ class ChangeSlots {
       const std::uint64_t b = bits(s);
       if (b != kUnwritten) return std::bit_cast<double>(b);
       if (spin % 4096 == 0) {
-        const cudaError_t e = cudaStreamQuery(nullptr);
+        const cudaError_t e = cudaStreamQuery(stream_);
         if (e == cudaSuccess && bits(s) == kUnwritten)
           throw DeviceError("the sweep's change never reached the host");
         if (e != cudaErrorNotReady && e != cudaSuccess) MM_CUDA(e);
@@ -108,9 +124,11 @@ class ChangeSlots {
     return reinterpret_cast<volatile std::uint64_t*>(host_.get())[s];
   }
 
+  int parts_;
   cuda::Buffer<double> dev_;
   PinnedDoubles host_;
   bool direct_, polled_ = false;
+  cudaStream_t stream_;
   cuda::Event ready_[2];
 };
 

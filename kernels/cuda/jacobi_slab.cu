@@ -30,7 +30,6 @@ struct StencilSlabCuda<T>::Impl {
         count((k1_ - k0_ + 2) * plane),
         tuning(t),
         vec(stencil::march_vector(sizeof(T), r.n)),
-        slots(6),
         staging(4 * static_cast<std::size_t>(plane)) {
     // The slowest index of the buffer is the grid's less FIRST (stencil_march.cuh's Room).
     geo = stencil::room_of(r);
@@ -52,7 +51,6 @@ struct StencilSlabCuda<T>::Impl {
     beside_partials = cuda::Buffer<double>(static_cast<std::size_t>(launch_for(1).blocks()));
     beside_counter = cuda::Buffer<unsigned>(1);
     beside_counter.fill_bytes(0);
-    std::fill(slots.get(), slots.get() + 6, 0.0);
     // The set-up ran on the legacy stream (fill_bytes may return early), which the run's
     // non-blocking streams do not wait for.
     MM_CUDA(cudaDeviceSynchronize());
@@ -95,7 +93,6 @@ struct StencilSlabCuda<T>::Impl {
   cuda::Buffer<T> start, grid[2];
   cuda::Buffer<double> partials, beside_partials;  // the sweeps' on each stream
   cuda::Buffer<unsigned> counter, beside_counter;
-  jacobi_host::PinnedDoubles slots;
   cuda::Pinned<T> staging;  // send lower, send upper, receive lower, receive upper
   // Non-blocking: not ordered with the legacy default stream (hence the set-up's synchronize).
   // The copy stream first where both have work: its boundary planes' sweeps gate the next
@@ -103,7 +100,10 @@ struct StencilSlabCuda<T>::Impl {
   cuda::Stream compute{cudaStreamNonBlocking},
       copy{cudaStreamNonBlocking, cuda::Stream::Priority::greatest};
   cuda::Event swept, arrived;
-  cuda::Event marked[2];  // after the sweeps writing each set of slots
+  // Two sets of three slots (the launches of an iteration: the planes that need no halo, the
+  // planes next to the lower and the upper halo), read behind an event on the compute stream,
+  // which waits for the exchange's stream before an iteration's end.
+  jacobi_host::ChangeSlots slots{true, 3, compute.get()};
   std::map<std::int64_t, stencil::Launch> launches;
   int cur = 0;
 };
@@ -196,7 +196,7 @@ void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot, bool 
   stencil::launch_march<T>(fn, l, beside ? m.copy.get() : m.compute.get(), false, g,
                            m.grid[m.cur].get(), m.grid[1 - m.cur].get(), static_cast<T>(m.room.h2f),
                            inv,
-                           {slot < 0 ? nullptr : m.slots.device() + slot,
+                           {slot < 0 ? nullptr : m.slots.slot(slot / 3, slot % 3),
                             (beside ? m.beside_partials : m.partials).get(),
                             (beside ? m.beside_counter : m.counter).get()});
 }
@@ -208,16 +208,12 @@ void StencilSlabCuda<T>::swap() {
 
 template <class T>
 void StencilSlabCuda<T>::mark(int set) {
-  impl_->marked[set].record(impl_->compute.get());
+  impl_->slots.fetch(set, true);
 }
 
 template <class T>
 double StencilSlabCuda<T>::change(int set) {
-  MM_CUDA(cudaEventSynchronize(impl_->marked[set].get()));
-  volatile double* s = impl_->slots.get() + 3 * set;
-  const double c = (s[0] + s[1]) + s[2];
-  for (int i = 0; i < 3; ++i) s[i] = 0.0;
-  return c;
+  return impl_->slots.wait(set);
 }
 
 template <class T>
