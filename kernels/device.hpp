@@ -16,6 +16,7 @@ struct GpuInfo {
   // rate) times bus width, over the multiprocessors times their clock. How much memory each
   // multiprocessor's warps must keep busy: about 13 on an H100 SXM, 19 on an H200.
   double bytes_per_sm_clock = 0;
+  std::int64_t l2_bytes = 0;  // the first GPU's L2 cache
 };
 
 // Whether the first GPU's memory is "rich" against its multiprocessors (bytes_per_sm_clock at
@@ -23,6 +24,8 @@ struct GpuInfo {
 // (cuda-norm's loads ahead, cuda-timetile's K). False without a GPU.
 inline constexpr double kMemoryRichBytesPerSmClock = 16;
 bool gpu_memory_rich();
+// The first GPU's L2 cache in bytes (0 without a GPU).
+std::int64_t gpu_l2_bytes();
 
 // The CUDA GPUs this process can use (count 0 with a reason when built without CUDA).
 GpuInfo cuda_devices();

@@ -204,6 +204,11 @@ struct JacobiTuning {
   // shares, one a block the GPU holds at once (one wave; a share may reach over into the next
   // column). Passes of fewer levels take chunks (timetile_plan.hpp's even_split).
   int split = 0;
+  // ahead=tma: the L2 policy of the stages' loads. 0 the code's choice (stencil_plan.hpp's
+  // march_l2); 1 (normal); 2 (last): evict_last, so that the rows a block loads, which the blocks
+  // beside it load again (the rows beside its own), stay in L2 before the results written
+  // beside them. The grid and the change are the same bit for bit.
+  int l2 = 0;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

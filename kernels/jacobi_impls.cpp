@@ -117,7 +117,12 @@ const TuneKeys& JacobiTuning::keys() {
         "each (chunks), or the columns' planes in equal shares, one a block the GPU holds at "
         "once, a share reaching over into the next column (even: one wave, no tail); fewer "
         "levels take chunks",
-        "even where it makes fewer steps than the chunks (chunks not given)"}}};
+        "even where it makes fewer steps than the chunks (chunks not given)"},
+       {"l2", "normal|last",
+        "cuda-norm's 3D sweep by tma: its stages' loads kept in L2 as usual (normal) or evicted "
+        "last (last: the rows a block loads, read again by the blocks beside it, outlast the "
+        "results written beside them); the same grid and change",
+        "last where memory is rich (H200) and a grid is more than twice the L2, else normal"}}};
   return k;
 }
 
@@ -126,7 +131,7 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks"),
                 &split = keys().key("split"), &norm = keys().key("norm"),
                 &ahead = keys().key("ahead"), &stages = keys().key("stages"),
-                &order = keys().key("order");
+                &order = keys().key("order"), &l2 = keys().key("l2");
   if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16, 32});
   if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
   if (const auto v = args.get(split))
@@ -138,6 +143,8 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   if (const auto v = args.get(stages)) t.stages = tune_int(stages, *v, 3, 12);
   if (const auto v = args.get(order))
     t.order = 1 + static_cast<int>(tune_choice(order, *v, {"up", "alternate", "zigzag"}));
+  if (const auto v = args.get(l2))
+    t.l2 = 1 + static_cast<int>(tune_choice(l2, *v, {"normal", "last"}));
   return t;
 }
 
@@ -150,6 +157,7 @@ nlohmann::json JacobiTuning::to_json() const {
   if (ahead) j["ahead"] = ahead == 3 ? "tma" : ahead == 2 ? "regs" : "off";
   if (stages) j["stages"] = stages;
   if (order) j["order"] = order == 3 ? "zigzag" : order == 2 ? "alternate" : "up";
+  if (l2) j["l2"] = l2 == 2 ? "last" : "normal";
   return j;
 }
 

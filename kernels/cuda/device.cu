@@ -37,12 +37,18 @@ GpuInfo cuda_devices() {
       p.multiProcessorCount > 0)
     g.bytes_per_sm_clock =
         2.0 * mem_khz * (bus_bits / 8.0) / (double(sm_khz) * p.multiProcessorCount);
+  g.l2_bytes = p.l2CacheSize;
   return g;
 }
 
 bool gpu_memory_rich() {
   static const bool rich = cuda_devices().bytes_per_sm_clock >= kMemoryRichBytesPerSmClock;
   return rich;
+}
+
+std::int64_t gpu_l2_bytes() {
+  static const std::int64_t bytes = cuda_devices().l2_bytes;
+  return bytes;
 }
 
 std::int64_t cuda_free_memory() {

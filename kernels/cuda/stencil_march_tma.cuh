@@ -66,7 +66,14 @@ __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T*
     if (within(i, r.rx0, r.rx1) && within(y0, r.ry0, r.ry1)) heat |= 1u << e;
   }
 
-  // Plane J of the chunk (plane(J)) into stage S (thread 0).
+  // Plane J of the chunk (plane(J)) into stage S (thread 0), evicted last from L2 where
+  // R.l2_last.
+  const auto copy = [&](std::uint32_t to, const T* from, unsigned bytes, std::uint32_t bar) {
+    if (r.l2_last)
+      s9::bulk_load(to, from, bytes, bar, s9::l2_evict_last());
+    else
+      s9::bulk_load(to, from, bytes, bar);
+  };
   const auto fill = [&](int j, int s) {
     const std::uint32_t bar = bars + 8u * s;
     const unsigned row_bytes = static_cast<unsigned>(len) * sizeof(T);
@@ -74,10 +81,9 @@ __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T*
     const T* from = u + plane(j) * nn + (yb - 1) * n + gx0;
     const std::uint32_t to = s9::smem_u32(ring + s * sv);
     if (len == n) {  // whole rows: one stretch of memory
-      s9::bulk_load(to, from, row_bytes * rows, bar);
+      copy(to, from, row_bytes * rows, bar);
     } else {
-      for (int q = 0; q < rows; ++q)
-        s9::bulk_load(to + q * row_bytes, from + q * n, row_bytes, bar);
+      for (int q = 0; q < rows; ++q) copy(to + q * row_bytes, from + q * n, row_bytes, bar);
     }
   };
   // Plane j sits in stage j % S, filled for the (j / S + 1)-th time: the stages waited for

@@ -48,6 +48,7 @@ struct Launch {
   std::int64_t stage_values = 0;  // ahead=tma: values of one stage
   std::size_t shared = 0;         // dynamic shared memory of a block
   int order = 0;                  // 3D marching, one row a thread: JacobiTuning::order (1, 2)
+  int l2 = 0;                     // ahead=tma: JacobiTuning::l2 (1, 2)
   std::int64_t blocks() const { return gx * gy * gz; }
 };
 
@@ -65,6 +66,7 @@ struct Room {
   // ahead=tma (march3t_sweep): the stages a block's ring holds and the values of one.
   int stages = 0;
   std::int64_t stage_values = 0;
+  int l2_last = 0;  // the stages' loads evict_last (JacobiTuning::l2 = 2)
 };
 
 // Where a marching sweep (stencil_march.cuh) puts its change, and the sum it makes for the
@@ -85,13 +87,14 @@ struct Change {
 // The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
 // the range a RANGE sweep takes.
 inline Room room_of(const HeatedRoom& r) {
-  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0};
+  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0, 0};
 }
 
 // ROOM as launch L's kernel takes it (its ring of stages, where L loads by TMA).
 inline Room room_for(Room room, const Launch& l) {
   room.stages = l.stages;
   room.stage_values = l.stage_values;
+  room.l2_last = l.l2 == 2;
   return room;
 }
 
@@ -127,6 +130,25 @@ inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec
   if (t.ahead) return t.ahead == 3 && !sixteen ? plain : static_cast<Ahead>(t.ahead);
   return sixteen ? Ahead::tma : plain;
 }
+// The L2 policy of the tma sweep's stage loads (JacobiTuning::l2: 1 normal, 2 last) unless --tune
+// l2=P, for ROOM's grids of VALUE_BYTES values on a GPU with L2_BYTES of L2, RICH its memory
+// (gpu_memory_rich). A block loads its rows and the row beside each end, so every row is loaded
+// by three blocks, at about the same time where they march in step; evict_last keeps those
+// loads in L2 ahead of the results written beside them, which no block reads in this sweep.
+// Where a grid is not much larger than the L2, the results are what the next sweep reads first
+// (order=alternate, zigzag), and there they should stay. H200, fraction of the copy, the change
+// every sweep, main / evict_last twice each in one run (branch jacobi-exp-l2hint): double N = 256
+// 0.927 / 0.938, 384 0.936 / 0.948, 512 0.908 / 0.945, 768 0.838 / 0.862; single 256 0.880 /
+// 0.863 (a grid of 67 MB, 1.3 times the L2), 384 0.926 / 0.938, 512 0.906 / 0.923, 768 0.832 /
+// 0.843 (bench/results/issue16_thirtyninth_pass_*.md). The H100 is not measured: normal there.
+constexpr double kL2LastGridOverL2 = 2;
+inline int march_l2(const JacobiTuning& t, const HeatedRoom& room, std::size_t value_bytes,
+                    bool rich, std::int64_t l2_bytes) {
+  if (t.l2) return t.l2;
+  const double grid = static_cast<double>(room.points()) * static_cast<double>(value_bytes);
+  return rich && l2_bytes > 0 && grid > kL2LastGridOverL2 * static_cast<double>(l2_bytes) ? 2 : 1;
+}
+
 // Registers a thread of the tma sweep in single precision at most: two blocks of 18 warps
 // (tma_warps at N = 384 and 768) resident a multiprocessor (65536 / 1152 = 56.9); unbounded,
 // ptxas took 58-60 and one block fitted (on the H200, 6 blocks of 6 warps at N = 384 against
@@ -337,6 +359,7 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
         };
         l.stages = t.stages ? t.stages : tma_stages(per_sm(l.threads, ring(3)));
         l.shared = ring(l.stages);
+        l.l2 = march_l2(t, room, value_bytes, gpu_memory_rich(), gpu_l2_bytes());
       }
     } else {
       l.threads = 32 * kMarch2Warps;
@@ -393,7 +416,8 @@ inline Launch plan_tiled(const HeatedRoom& room, std::int64_t sms) {
 inline JacobiTuning march_tuning(const Launch& l, int dim) {
   JacobiTuning used;
   if (dim == 3)
-    used.warps = l.threads / 32, used.ahead = l.ahead, used.stages = l.stages, used.order = l.order;
+    used.warps = l.threads / 32, used.ahead = l.ahead, used.stages = l.stages, used.order = l.order,
+    used.l2 = l.l2;
   used.chunks = static_cast<int>(l.chunks);
   return used;
 }

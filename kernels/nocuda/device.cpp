@@ -15,6 +15,10 @@ bool gpu_memory_rich() {
   return false;
 }
 
+std::int64_t gpu_l2_bytes() {
+  return 0;
+}
+
 std::int64_t cuda_free_memory() {
   throw DeviceError("built without CUDA");
 }

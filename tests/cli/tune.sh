@@ -28,7 +28,7 @@ grep -q -- '--tune KEY=VALUE' out && grep -q -- '--profile' out && pass "--help 
 
 # ---- refused keys and values -------------------------------------------------------------------
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune nosuch=1 -o never.mtx
-expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order, split"
+expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order, split, l2"
 [[ ! -e never.mtx ]] && pass "an unknown key wrote nothing" || fail "an unknown key left never.mtx"
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune warps=9
 expect_stderr '^mmjacobi: --tune warps=9: warps takes 8\|16\|32$'
@@ -149,13 +149,14 @@ if [[ $gpu ]]; then
   # engine (tma) with its ring's stages, unless given.
   # So is the direction along z (the device's: up or alternate, or zigzag where memory is rich and
   # the chunks are short, as here: chunks of 21 planes or fewer).
-  json_check t_gpu.jsonl "{k: v for k, v in r['tuning'].items() if k != 'order'} == {'warps': 16, 'chunks': 3, 'ahead': 'tma', 'stages': 3} and r['tuning']['order'] in ('up', 'alternate', 'zigzag')" \
-    "the record carries warps=16 chunks=3, the loads by TMA with 3 stages and the order"
+  # And the L2 policy of its stages: normal for a grid of 2 MB, on every GPU.
+  json_check t_gpu.jsonl "{k: v for k, v in r['tuning'].items() if k != 'order'} == {'warps': 16, 'chunks': 3, 'ahead': 'tma', 'stages': 3, 'l2': 'normal'} and r['tuning']['order'] in ('up', 'alternate', 'zigzag')" \
+    "the record carries warps=16 chunks=3, the loads by TMA with 3 stages, the order and the L2 policy"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune ahead=off -q \
     --timing t_gpu1.jsonl
   json_check t_gpu1.jsonl "r['tuning']['ahead'] == 'off'" "ahead=off given is recorded as used"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm -q --timing t_gpu2.jsonl
-  json_check t_gpu2.jsonl "r['tuning']['warps'] in (8, 16) and r['tuning']['chunks'] >= 1 and r['tuning']['ahead'] == 'tma' and r['tuning']['stages'] == 3 and (r['tuning']['order'] in ('up', 'alternate') or (r['tuning']['order'] == 'zigzag' and r['tuning']['chunks'] > 1)) and len(r['tuning']) == 5" \
+  json_check t_gpu2.jsonl "r['tuning']['warps'] in (8, 16) and r['tuning']['chunks'] >= 1 and r['tuning']['ahead'] == 'tma' and r['tuning']['stages'] == 3 and (r['tuning']['order'] in ('up', 'alternate') or (r['tuning']['order'] == 'zigzag' and r['tuning']['chunks'] > 1)) and r['tuning']['l2'] == 'normal' and len(r['tuning']) == 6" \
     "the record carries the device's warps (N = 64: 16, or 8 where memory is rich), the chunks the wave-fill rule chose, tma and its stages"
   # Defaults match the same run with them given: same grid.
   chunks=$("$PY" -c "import json; print(json.loads(open('t_gpu2.jsonl').readline())['tuning']['chunks'])")
@@ -172,6 +173,11 @@ if [[ $gpu ]]; then
     json_check "t_o_$order.jsonl" "r['tuning']['order'] == '$order'" "order=$order is recorded as used"
   done
   same_files o_up.mtx o_alternate.mtx
+  # The stages' loads evicted last from L2: the same grid, the policy recorded as given.
+  expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune l2=last \
+    -o l2_last.mtx --timing t_l2.jsonl
+  json_check t_l2.jsonl "r['tuning']['l2'] == 'last'" "l2=last is recorded as used"
+  same_files d.mtx l2_last.mtx
   # 2D: chunks only; warps is not used (warned about).
   expect_exit 0 mmjacobi --poisson2d 256 --max-iter 4 --device cuda --impl cuda-norm --tune warps=16 \
     --tune chunks=5 -q --timing t_gpu3.jsonl

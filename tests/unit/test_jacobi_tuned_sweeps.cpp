@@ -164,6 +164,17 @@ TYPED_TEST(TunedStencil, WaysOfLoadingGiveTheSameGridAndChange) {
             EXPECT_EQ(r.norm, off_r.norm) << what;  // bit for bit
             EXPECT_EQ(got, off) << what;
           }
+          // The tma sweep's stage loads under either L2 policy: the same grid and change.
+          for (const int l2 : {1, 2}) {
+            JacobiResult r;
+            nlohmann::json used;
+            const auto got =
+                run_tuned(norm, 3, n, stop, {warps, chunks, 0, 3, 0, order, 0, l2}, r, used);
+            const std::string what = "N=" + std::to_string(n) + " used " + used.dump();
+            EXPECT_EQ(used.value("l2", ""), !sixteen ? "" : l2 == 2 ? "last" : "normal") << what;
+            EXPECT_EQ(r.norm, off_r.norm) << what;
+            EXPECT_EQ(got, off) << what;
+          }
         }
       }
     }

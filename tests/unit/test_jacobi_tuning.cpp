@@ -40,6 +40,8 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
        "where memory is rich (H200) and its chunks are of 64 planes or fewer"},
       {"split", "chunks|even",
        "even where it makes fewer steps than the chunks (chunks not given)"},
+      {"l2", "normal|last",
+       "last where memory is rich (H200) and a grid is more than twice the L2, else normal"},
   };
   ASSERT_EQ(k.keys.size(), std::size(want));
   for (std::size_t i = 0; i < std::size(want); ++i) {
@@ -90,10 +92,16 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"order=zigzag"}).order, 3);
   EXPECT_EQ(parse({"order=zigzag"}).to_json(), (nlohmann::json{{"order", "zigzag"}}));
   EXPECT_EQ(usage_error({"order=down"}), "--tune order=down: order takes up|alternate|zigzag");
+  EXPECT_EQ(parse({"l2=normal"}).l2, 1);
+  EXPECT_EQ(parse({"l2=last"}).l2, 2);
+  EXPECT_EQ(parse({"l2=last"}).to_json(), (nlohmann::json{{"l2", "last"}}));
+  EXPECT_EQ(parse({"l2=normal"}).to_json(), (nlohmann::json{{"l2", "normal"}}));
+  EXPECT_EQ(usage_error({"l2=first"}), "--tune l2=first: l2 takes normal|last");
   // Every declared key is read: a value for it shows in to_json().
   for (const auto& [key, value] :
        {std::pair{"warps", "16"}, std::pair{"chunks", "3"}, std::pair{"norm", "plain"},
-        std::pair{"ahead", "regs"}, std::pair{"stages", "8"}, std::pair{"order", "up"}})
+        std::pair{"ahead", "regs"}, std::pair{"stages", "8"}, std::pair{"order", "up"},
+        std::pair{"split", "even"}, std::pair{"l2", "last"}})
     EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
 }
 
@@ -151,6 +159,41 @@ JacobiTuning plain(int warps = 0, int chunks = 0) {
   return {warps, chunks, 0, static_cast<int>(plain_ahead())};
 }
 
+// The tma sweep's L2 policy by default on this test's GPU, for N^3 values of BYTES bytes.
+const char* l2_name(std::int64_t n, std::size_t bytes) {
+  return stencil::march_l2({}, heated_room(3, n), bytes, gpu_memory_rich(), gpu_l2_bytes()) == 2
+             ? "last"
+             : "normal";
+}
+
+// The tma sweep's stage loads evicted last from L2 where memory is rich and a grid is more than
+// kL2LastGridOverL2 times the L2, unless given; on the tma sweep only, and recorded.
+TEST(StencilPlan, L2PolicyOfTheStagesByGridAndDevice) {
+  using stencil::march_l2;
+  constexpr std::int64_t kL2 = 50 << 20;  // an H200's 50 MiB
+  EXPECT_EQ(march_l2({}, heated_room(3, 256), 8, true, kL2), 2);   // 134 MB
+  EXPECT_EQ(march_l2({}, heated_room(3, 256), 4, true, kL2), 1);   // 67 MB
+  EXPECT_EQ(march_l2({}, heated_room(3, 768), 4, true, kL2), 2);   // 1.8 GB
+  EXPECT_EQ(march_l2({}, heated_room(3, 768), 8, false, kL2), 1);  // the H100: not measured
+  EXPECT_EQ(march_l2({}, heated_room(3, 768), 8, true, 0), 1);     // no L2 known
+  JacobiTuning t;
+  t.l2 = 2;
+  EXPECT_EQ(march_l2(t, heated_room(3, 64), 8, false, kL2), 2);  // given
+  t.l2 = 1;
+  EXPECT_EQ(march_l2(t, heated_room(3, 768), 8, true, kL2), 1);
+  t.ahead = 3;
+  EXPECT_EQ(march(3, 512, 1, false, t).l2, 1);
+  EXPECT_EQ(stencil::march_tuning(march(3, 512, 1, false, t), 3).l2, 1);
+  t.l2 = 2;
+  EXPECT_EQ(march(3, 64, 1, false, t).l2, 2);
+  EXPECT_EQ(stencil::room_for({}, march(3, 64, 1, false, t)).l2_last, 1);
+  EXPECT_EQ(march(3, 768, 1, false, {}).l2, l2_name(768, 8) == std::string("last") ? 2 : 1);
+  // Not the other sweeps: no ring, no policy.
+  EXPECT_EQ(march(3, 512, 1, false, plain()).l2, 0);
+  EXPECT_EQ(march(3, 513, 1, false, {}).l2, 0);  // 8-byte vectors: no tma
+  EXPECT_EQ(stencil::room_for({}, march(3, 513, 1, false, {})).l2_last, 0);
+}
+
 TEST(StencilPlan, MarchLoadsByTmaInDoubleElseAheadUnlessTold) {
   using stencil::Ahead;
   using stencil::march_ahead;
@@ -186,8 +229,12 @@ TEST(StencilPlan, MarchByTmaSizesItsRing) {
   EXPECT_EQ(l.chunks, 3);
   EXPECT_EQ(
       stencil::march_tuning(l, 3).to_json(),
-      (nlohmann::json{
-          {"warps", 8}, {"chunks", 3}, {"ahead", "tma"}, {"stages", 3}, {"order", order_name()}}));
+      (nlohmann::json{{"warps", 8},
+                      {"chunks", 3},
+                      {"ahead", "tma"},
+                      {"stages", 3},
+                      {"order", order_name()},
+                      {"l2", l2_name(512, 8)}}));
   EXPECT_EQ(march(3, 512, 1, false, {8, 0, 0, 3, 0, 2}).order, 2);  // given
   EXPECT_EQ(march(2, 512, 1, false, {0, 0, 0, 0, 0, 2}).order, 0);  // 3D only
   EXPECT_EQ(march(3, 512, 2, false, {0, 0, 0, 0, 0, 2}).order, 0);  // one row a thread only
