@@ -15,23 +15,25 @@ namespace {
 
 // The tma sweep's kernel: single's bounded for registers (kTmaSingleRegisters).
 template <class T, int V, bool NORM, bool RANGE, bool DOWN, bool ZIGZAG>
-MarchFn<T> march_tma_fn() {
+MarchFn<T> march_tma_fn(bool l2_last) {
   if constexpr (sizeof(T) == 4)
-    return &march3t_lean_sweep<T, V, NORM, RANGE, DOWN, ZIGZAG>;
+    return l2_last ? &march3t_lean_sweep<T, V, NORM, RANGE, DOWN, ZIGZAG, true>
+                   : &march3t_lean_sweep<T, V, NORM, RANGE, DOWN, ZIGZAG>;
   else
-    return &march3t_sweep<T, V, NORM, RANGE, DOWN, ZIGZAG>;
+    return l2_last ? &march3t_sweep<T, V, NORM, RANGE, DOWN, ZIGZAG, true>
+                   : &march3t_sweep<T, V, NORM, RANGE, DOWN, ZIGZAG>;
 }
 
 template <class T, int V, bool NORM, bool RANGE, bool DOWN>
-MarchFn<T> march_row_in(Ahead a, bool zigzag) {
+MarchFn<T> march_row_in(Ahead a, bool zigzag, bool l2_last) {
   switch (a) {
     case Ahead::regs:
       return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;
     case Ahead::tma:
       if constexpr (V * sizeof(T) == 16) {
         if constexpr (!RANGE)
-          if (zigzag) return march_tma_fn<T, V, NORM, RANGE, DOWN, true>();
-        return march_tma_fn<T, V, NORM, RANGE, DOWN, false>();
+          if (zigzag) return march_tma_fn<T, V, NORM, RANGE, DOWN, true>(l2_last);
+        return march_tma_fn<T, V, NORM, RANGE, DOWN, false>(l2_last);
       }
       return &march3v_sweep<T, V, 1, NORM, RANGE, true, DOWN>;  // march_ahead never picks it
     default:
@@ -39,11 +41,11 @@ MarchFn<T> march_row_in(Ahead a, bool zigzag) {
   }
 }
 template <class T, int V, bool NORM, bool RANGE>
-MarchFn<T> march_row_as(int dim, Ahead a, bool down, bool zigzag) {
+MarchFn<T> march_row_as(int dim, Ahead a, bool down, bool zigzag, bool l2_last) {
   if (dim == 2) return &march2v_sweep<T, V, kMarch2Warps, NORM, RANGE>;
   if constexpr (!RANGE)
-    if (down) return march_row_in<T, V, NORM, RANGE, true>(a, zigzag);
-  return march_row_in<T, V, NORM, RANGE, false>(a, zigzag);
+    if (down) return march_row_in<T, V, NORM, RANGE, true>(a, zigzag, l2_last);
+  return march_row_in<T, V, NORM, RANGE, false>(a, zigzag, l2_last);
 }
 
 // Lets FN take BYTES of dynamic shared memory: raised, never lowered, as the limit is the
@@ -61,11 +63,11 @@ void allow_shared(MarchFn<T> fn, std::size_t bytes) {
 }  // namespace
 
 template <class T, bool NORM, bool RANGE>
-MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down, bool zigzag) {
+MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down, bool zigzag, bool l2_last) {
   if constexpr (sizeof(T) == 4)
-    if (vec == 4) return march_row_as<T, 4, NORM, RANGE>(dim, a, down, zigzag);
-  return vec == 2 ? march_row_as<T, 2, NORM, RANGE>(dim, a, down, zigzag)
-                  : march_row_as<T, 1, NORM, RANGE>(dim, a, down, zigzag);
+    if (vec == 4) return march_row_as<T, 4, NORM, RANGE>(dim, a, down, zigzag, l2_last);
+  return vec == 2 ? march_row_as<T, 2, NORM, RANGE>(dim, a, down, zigzag, l2_last)
+                  : march_row_as<T, 1, NORM, RANGE>(dim, a, down, zigzag, l2_last);
 }
 
 template <class T>
@@ -91,9 +93,12 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
   if (RANGE) t.order = 1;  // a slab's sweeps march up
   const Ahead a = march_ahead(t, sizeof(T), vec);
   const bool zigzag = !RANGE && t.order == 3 && a == Ahead::tma;
+  // The L2 policy's kernels (plan_march sets the launch's l2 by the same rule).
+  const bool last = room.dim == 3 && a == Ahead::tma &&
+                    march_l2(t, room, sizeof(T), gpu_memory_rich(), gpu_l2_bytes()) == 2;
   const auto kernels = [&](bool down, bool zz) {
-    return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down, zz),
-                                   march_row_fn<T, false, RANGE>(room.dim, vec, a, down, zz)};
+    return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down, zz, last),
+                                   march_row_fn<T, false, RANGE>(room.dim, vec, a, down, zz, last)};
   };
   const auto resident = [](const std::vector<MarchFn<T>>& fns, int threads, std::size_t shared) {
     return resident_blocks<T>(fns.data(), fns.size(), threads, shared);
@@ -180,10 +185,10 @@ void launch_sum_change(const Launch& l, const double* partials, double* slot, cu
 }
 
 #define MM_STENCIL_ROWS(T)                                                                  \
-  template MarchFn<T> march_row_fn<T, true, false>(int, int, Ahead, bool, bool);            \
-  template MarchFn<T> march_row_fn<T, false, false>(int, int, Ahead, bool, bool);           \
-  template MarchFn<T> march_row_fn<T, true, true>(int, int, Ahead, bool, bool);             \
-  template MarchFn<T> march_row_fn<T, false, true>(int, int, Ahead, bool, bool);            \
+  template MarchFn<T> march_row_fn<T, true, false>(int, int, Ahead, bool, bool, bool);      \
+  template MarchFn<T> march_row_fn<T, false, false>(int, int, Ahead, bool, bool, bool);     \
+  template MarchFn<T> march_row_fn<T, true, true>(int, int, Ahead, bool, bool, bool);       \
+  template MarchFn<T> march_row_fn<T, false, true>(int, int, Ahead, bool, bool, bool);      \
   template int resident_blocks<T>(const MarchFn<T>*, std::size_t, int, std::size_t);        \
   template Launch plan_march_rows<T, false>(const HeatedRoom&, int, const JacobiTuning&,    \
                                             std::int64_t);                                  \

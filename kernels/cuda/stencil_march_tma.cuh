@@ -19,9 +19,11 @@ namespace mm::stencil {
 // order, up or DOWN) into stage j % S once the block is done with the plane S before it (one
 // block barrier a step). Every point is computed by update() from the same values in the same
 // order as march3v_sweep's, and the change summed alike: the grid and the change bit for bit.
-// Needs V sizeof(T) = 16 (rows of 16-byte multiples: n even in double, n % 4 = 0 in single).
-// The kernels below are this body under two register bounds.
-template <class T, int V, bool NORM, bool RANGE, bool DOWN>
+// With L2LAST the stages' loads are evicted last from L2 (JacobiTuning::l2; a template flag, as
+// the policy at run time took the double kernels from 46-59 registers to 55-60 and changed their
+// plans). Needs V sizeof(T) = 16 (rows of 16-byte multiples: n even in double, n % 4 = 0 in
+// single). The kernels below are this body under two register bounds.
+template <class T, int V, bool NORM, bool RANGE, bool DOWN, bool L2LAST>
 __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T* __restrict__ out,
                                              T src, T inv, std::int64_t chunk, int wx,
                                              const Change& c) {
@@ -66,10 +68,9 @@ __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T*
     if (within(i, r.rx0, r.rx1) && within(y0, r.ry0, r.ry1)) heat |= 1u << e;
   }
 
-  // Plane J of the chunk (plane(J)) into stage S (thread 0), evicted last from L2 where
-  // R.l2_last.
+  // Plane J of the chunk (plane(J)) into stage S (thread 0), evicted last from L2 with L2LAST.
   const auto copy = [&](std::uint32_t to, const T* from, unsigned bytes, std::uint32_t bar) {
-    if (r.l2_last)
+    if constexpr (L2LAST)
       s9::bulk_load(to, from, bytes, bar, s9::l2_evict_last());
     else
       s9::bulk_load(to, from, bytes, bar);
@@ -144,35 +145,37 @@ __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T*
 // chunk k marching up ends on the planes about its top boundary as chunk k + 1, marching down,
 // ends on them too (and they start together at the boundary below), so that the planes beside
 // a boundary, which both read, come from memory once rather than at either end of a march.
-template <class T, int V, bool NORM, bool RANGE, bool DOWN, bool ZIGZAG>
+template <class T, int V, bool NORM, bool RANGE, bool DOWN, bool ZIGZAG, bool L2LAST>
 __device__ __forceinline__ void march3t_either(Room r, const T* __restrict__ u, T* __restrict__ out,
                                                T src, T inv, std::int64_t chunk, int wx,
                                                const Change& c) {
   static_assert(!(ZIGZAG && RANGE));
   if constexpr (ZIGZAG) {
     if (blockIdx.z & 1u) {
-      march3t_body<T, V, NORM, RANGE, !DOWN>(r, u, out, src, inv, chunk, wx, c);
+      march3t_body<T, V, NORM, RANGE, !DOWN, L2LAST>(r, u, out, src, inv, chunk, wx, c);
       return;
     }
   }
-  march3t_body<T, V, NORM, RANGE, DOWN>(r, u, out, src, inv, chunk, wx, c);
+  march3t_body<T, V, NORM, RANGE, DOWN, L2LAST>(r, u, out, src, inv, chunk, wx, c);
 }
 
 // Double: blocks of up to 1024 threads, ptxas free up to 64 registers.
-template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false, bool ZIGZAG = false>
+template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false, bool ZIGZAG = false,
+          bool L2LAST = false>
 __global__ void __launch_bounds__(1024)
     march3t_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                   std::int64_t chunk, int wx, Change c) {
-  march3t_either<T, V, NORM, RANGE, DOWN, ZIGZAG>(r, u, out, src, inv, chunk, wx, c);
+  march3t_either<T, V, NORM, RANGE, DOWN, ZIGZAG, L2LAST>(r, u, out, src, inv, chunk, wx, c);
 }
 
 // Single: at most kTmaSingleRegisters a thread (stencil_plan.hpp), so that two blocks of 18
 // warps fit a multiprocessor.
-template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false, bool ZIGZAG = false>
+template <class T, int V, bool NORM, bool RANGE = false, bool DOWN = false, bool ZIGZAG = false,
+          bool L2LAST = false>
 __global__ void __maxnreg__(kTmaSingleRegisters)
     march3t_lean_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv,
                        std::int64_t chunk, int wx, Change c) {
-  march3t_either<T, V, NORM, RANGE, DOWN, ZIGZAG>(r, u, out, src, inv, chunk, wx, c);
+  march3t_either<T, V, NORM, RANGE, DOWN, ZIGZAG, L2LAST>(r, u, out, src, inv, chunk, wx, c);
 }
 
 }  // namespace mm::stencil

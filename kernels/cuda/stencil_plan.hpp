@@ -66,7 +66,6 @@ struct Room {
   // ahead=tma (march3t_sweep): the stages a block's ring holds and the values of one.
   int stages = 0;
   std::int64_t stage_values = 0;
-  int l2_last = 0;  // the stages' loads evict_last (JacobiTuning::l2 = 2)
 };
 
 // Where a marching sweep (stencil_march.cuh) puts its change, and the sum it makes for the
@@ -87,14 +86,13 @@ struct Change {
 // The kernels' view of room R: its heater box, and all its interior planes (rows in 2D) as
 // the range a RANGE sweep takes.
 inline Room room_of(const HeatedRoom& r) {
-  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0, 0};
+  return {r.n, r.rx.lo, r.rx.hi, r.ry.lo, r.ry.hi, r.rz.lo, r.rz.hi, 1, r.n - 1, 0, 0};
 }
 
 // ROOM as launch L's kernel takes it (its ring of stages, where L loads by TMA).
 inline Room room_for(Room room, const Launch& l) {
   room.stages = l.stages;
   room.stage_values = l.stage_values;
-  room.l2_last = l.l2 == 2;
   return room;
 }
 
@@ -204,6 +202,11 @@ inline int march_order(const JacobiTuning& t) {
 // change).
 inline bool march_down(const Launch& l, std::int64_t iteration) {
   return l.order >= 2 && iteration % 2 == 0;
+}
+// Whether launch L's stage loads are evicted last from L2 (l2=last; the tma sweep only): a kernel
+// of its own (march3t_sweep's L2LAST), so that the others keep their registers.
+inline bool march_l2_last(const Launch& l) {
+  return l.l2 == 2;
 }
 // Whether launch L's odd chunks march the other way (order=zigzag; the tma sweep only).
 inline bool march_zigzag(const Launch& l) {

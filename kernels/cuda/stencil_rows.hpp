@@ -22,9 +22,11 @@ using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, Change);
 // cuda-norm's sweep of one row a thread (2D: march2v) for vectors of VEC values, with the
 // change (NORM) or not, its loads issued as A says (3D; JacobiTuning::ahead), marching down z
 // where DOWN (3D, not RANGE). RANGE: the planes [Room::k_lo, k_hi) only (a slab). ZIGZAG (the
-// tma sweep, not RANGE): the odd chunks march the other way (march_zigzag).
+// tma sweep, not RANGE): the odd chunks march the other way (march_zigzag). L2_LAST (the tma
+// sweep): its stages' loads evicted last from L2 (march_l2_last).
 template <class T, bool NORM, bool RANGE = false>
-MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down = false, bool zigzag = false);
+MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down = false, bool zigzag = false,
+                        bool l2_last = false);
 
 // Blocks of THREADS threads and SHARED bytes of dynamic shared memory resident a
 // multiprocessor for each of the N kernels FNS at once (the least), each first allowed SHARED.

@@ -170,7 +170,7 @@ const char* l2_name(std::int64_t n, std::size_t bytes) {
 // kL2LastGridOverL2 times the L2, unless given; on the tma sweep only, and recorded.
 TEST(StencilPlan, L2PolicyOfTheStagesByGridAndDevice) {
   using stencil::march_l2;
-  constexpr std::int64_t kL2 = 50 << 20;  // an H200's 50 MiB
+  constexpr std::int64_t kL2 = 50 << 20;                           // an H200's 50 MiB
   EXPECT_EQ(march_l2({}, heated_room(3, 256), 8, true, kL2), 2);   // 134 MB
   EXPECT_EQ(march_l2({}, heated_room(3, 256), 4, true, kL2), 1);   // 67 MB
   EXPECT_EQ(march_l2({}, heated_room(3, 768), 4, true, kL2), 2);   // 1.8 GB
@@ -186,12 +186,12 @@ TEST(StencilPlan, L2PolicyOfTheStagesByGridAndDevice) {
   EXPECT_EQ(stencil::march_tuning(march(3, 512, 1, false, t), 3).l2, 1);
   t.l2 = 2;
   EXPECT_EQ(march(3, 64, 1, false, t).l2, 2);
-  EXPECT_EQ(stencil::room_for({}, march(3, 64, 1, false, t)).l2_last, 1);
+  EXPECT_TRUE(stencil::march_l2_last(march(3, 64, 1, false, t)));
   EXPECT_EQ(march(3, 768, 1, false, {}).l2, l2_name(768, 8) == std::string("last") ? 2 : 1);
   // Not the other sweeps: no ring, no policy.
   EXPECT_EQ(march(3, 512, 1, false, plain()).l2, 0);
   EXPECT_EQ(march(3, 513, 1, false, {}).l2, 0);  // 8-byte vectors: no tma
-  EXPECT_EQ(stencil::room_for({}, march(3, 513, 1, false, {})).l2_last, 0);
+  EXPECT_FALSE(stencil::march_l2_last(march(3, 513, 1, false, {})));
 }
 
 TEST(StencilPlan, MarchLoadsByTmaInDoubleElseAheadUnlessTold) {
@@ -227,14 +227,12 @@ TEST(StencilPlan, MarchByTmaSizesItsRing) {
   EXPECT_EQ(l.stage_values, 3 * 512);
   EXPECT_EQ(l.shared, 3u * (3 * 512 * 8 + 8));
   EXPECT_EQ(l.chunks, 3);
-  EXPECT_EQ(
-      stencil::march_tuning(l, 3).to_json(),
-      (nlohmann::json{{"warps", 8},
-                      {"chunks", 3},
-                      {"ahead", "tma"},
-                      {"stages", 3},
-                      {"order", order_name()},
-                      {"l2", l2_name(512, 8)}}));
+  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(), (nlohmann::json{{"warps", 8},
+                                                                   {"chunks", 3},
+                                                                   {"ahead", "tma"},
+                                                                   {"stages", 3},
+                                                                   {"order", order_name()},
+                                                                   {"l2", l2_name(512, 8)}}));
   EXPECT_EQ(march(3, 512, 1, false, {8, 0, 0, 3, 0, 2}).order, 2);  // given
   EXPECT_EQ(march(2, 512, 1, false, {0, 0, 0, 0, 0, 2}).order, 0);  // 3D only
   EXPECT_EQ(march(3, 512, 2, false, {0, 0, 0, 0, 0, 2}).order, 0);  // one row a thread only
