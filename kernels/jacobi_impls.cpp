@@ -122,7 +122,8 @@ const TuneKeys& JacobiTuning::keys() {
         "cuda-norm's 3D sweep by tma: its stages' loads kept in L2 as usual (normal) or evicted "
         "last (last: the rows a block loads, read again by the blocks beside it, outlast the "
         "results written beside them); the same grid and change",
-        "last where memory is rich (H200) and a grid is more than twice the L2, else normal"}}};
+        "last where memory is rich (H200), a grid is more than twice the L2 and the order is not "
+        "zigzag, else normal"}}};
   return k;
 }
 

@@ -93,10 +93,10 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
   if (RANGE) t.order = 1;  // a slab's sweeps march up
   const Ahead a = march_ahead(t, sizeof(T), vec);
   const bool zigzag = !RANGE && t.order == 3 && a == Ahead::tma;
-  // The L2 policy's kernels (plan_march sets the launch's l2 by the same rule).
-  const bool last = room.dim == 3 && a == Ahead::tma &&
-                    march_l2(t, room, sizeof(T), gpu_memory_rich(), gpu_l2_bytes()) == 2;
   const auto kernels = [&](bool down, bool zz) {
+    // The L2 policy's kernels (plan_march sets the launch's l2 by the same rule).
+    const bool last = room.dim == 3 && a == Ahead::tma &&
+                      march_l2(t, room, sizeof(T), gpu_memory_rich(), gpu_l2_bytes(), zz) == 2;
     return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down, zz, last),
                                    march_row_fn<T, false, RANGE>(room.dim, vec, a, down, zz, last)};
   };

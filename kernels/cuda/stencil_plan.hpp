@@ -130,21 +130,26 @@ inline Ahead march_ahead(const JacobiTuning& t, std::size_t value_bytes, int vec
 }
 // The L2 policy of the tma sweep's stage loads (JacobiTuning::l2: 1 normal, 2 last) unless --tune
 // l2=P, for ROOM's grids of VALUE_BYTES values on a GPU with L2_BYTES of L2, RICH its memory
-// (gpu_memory_rich). A block loads its rows and the row beside each end, so every row is loaded
-// by three blocks, at about the same time where they march in step; evict_last keeps those
-// loads in L2 ahead of the results written beside them, which no block reads in this sweep.
-// Where a grid is not much larger than the L2, the results are what the next sweep reads first
-// (order=alternate, zigzag), and there they should stay. H200, fraction of the copy, the change
-// every sweep, main / evict_last twice each in one run (branch jacobi-exp-l2hint): double N = 256
-// 0.927 / 0.938, 384 0.936 / 0.948, 512 0.908 / 0.945, 768 0.838 / 0.862; single 256 0.880 /
-// 0.863 (a grid of 67 MB, 1.3 times the L2), 384 0.926 / 0.938, 512 0.906 / 0.923, 768 0.832 /
-// 0.843 (bench/results/issue16_thirtyninth_pass_*.md). The H100 is not measured: normal there.
+// (gpu_memory_rich), ZIGZAG the launch's order (march_zigzag). A block loads its rows and the
+// row beside each end, so every row is loaded by three blocks, at about the same time where they
+// march in step; evict_last keeps those loads in L2 ahead of the results written beside them,
+// which no block reads in this sweep. It wins where blocks march long chunks: the change every
+// sweep, H200, the code's choice (last) / normal in one run, fraction of the copy, double N = 384
+// 0.951 / 0.934, 512 0.941 / 0.909, 768 0.858-0.861 / 0.837; single 384 0.937 / 0.931, 512 0.924
+// / 0.907, 768 0.843-0.845 / 0.834. Where the order is zigzag (chunks of 64 planes or fewer: N =
+// 224-320 here) or a grid is not much larger than the L2, a sweep's start and its chunks' ends
+// read what the sweep before wrote last, and there the results should stay in L2: last lost or
+// tied, double 256 0.931-0.933 / 0.939 (its change at the last sweep 0.950 / 0.935), 320 0.841-
+// 0.843 / 0.851, 224 and 288 within 0.005; single 256 0.856-0.857 / 0.873 (67 MB grids, 1.3 times
+// the L2), 224 0.756 / 0.782-0.820, 320 0.793 / 0.802
+// (bench/results/issue16_thirtyninth_pass_*.md). The H100 is not measured: normal there.
 constexpr double kL2LastGridOverL2 = 2;
 inline int march_l2(const JacobiTuning& t, const HeatedRoom& room, std::size_t value_bytes,
-                    bool rich, std::int64_t l2_bytes) {
+                    bool rich, std::int64_t l2_bytes, bool zigzag) {
   if (t.l2) return t.l2;
   const double grid = static_cast<double>(room.points()) * static_cast<double>(value_bytes);
-  return rich && l2_bytes > 0 && grid > kL2LastGridOverL2 * static_cast<double>(l2_bytes) ? 2 : 1;
+  const bool large = l2_bytes > 0 && grid > kL2LastGridOverL2 * static_cast<double>(l2_bytes);
+  return rich && large && !zigzag ? 2 : 1;
 }
 
 // Registers a thread of the tma sweep in single precision at most: two blocks of 18 warps
@@ -362,7 +367,7 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
         };
         l.stages = t.stages ? t.stages : tma_stages(per_sm(l.threads, ring(3)));
         l.shared = ring(l.stages);
-        l.l2 = march_l2(t, room, value_bytes, gpu_memory_rich(), gpu_l2_bytes());
+        l.l2 = march_l2(t, room, value_bytes, gpu_memory_rich(), gpu_l2_bytes(), l.order == 3);
       }
     } else {
       l.threads = 32 * kMarch2Warps;

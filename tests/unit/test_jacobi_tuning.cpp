@@ -41,7 +41,8 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
       {"split", "chunks|even",
        "even where it makes fewer steps than the chunks (chunks not given)"},
       {"l2", "normal|last",
-       "last where memory is rich (H200) and a grid is more than twice the L2, else normal"},
+       "last where memory is rich (H200), a grid is more than twice the L2 and the order is not "
+       "zigzag, else normal"},
   };
   ASSERT_EQ(k.keys.size(), std::size(want));
   for (std::size_t i = 0; i < std::size(want); ++i) {
@@ -159,35 +160,40 @@ JacobiTuning plain(int warps = 0, int chunks = 0) {
   return {warps, chunks, 0, static_cast<int>(plain_ahead())};
 }
 
-// The tma sweep's L2 policy by default on this test's GPU, for N^3 values of BYTES bytes.
-const char* l2_name(std::int64_t n, std::size_t bytes) {
-  return stencil::march_l2({}, heated_room(3, n), bytes, gpu_memory_rich(), gpu_l2_bytes()) == 2
+// The tma sweep's L2 policy by default on this test's GPU, for N^3 values of BYTES bytes
+// marching in ORDER.
+const char* l2_name(std::int64_t n, std::size_t bytes, const char* order) {
+  return stencil::march_l2({}, heated_room(3, n), bytes, gpu_memory_rich(), gpu_l2_bytes(),
+                           std::string(order) == "zigzag") == 2
              ? "last"
              : "normal";
 }
 
 // The tma sweep's stage loads evicted last from L2 where memory is rich and a grid is more than
-// kL2LastGridOverL2 times the L2, unless given; on the tma sweep only, and recorded.
+// kL2LastGridOverL2 times the L2 and the order is not zigzag, unless given; on the tma sweep only,
+// and recorded.
 TEST(StencilPlan, L2PolicyOfTheStagesByGridAndDevice) {
   using stencil::march_l2;
-  constexpr std::int64_t kL2 = 50 << 20;                           // an H200's 50 MiB
-  EXPECT_EQ(march_l2({}, heated_room(3, 256), 8, true, kL2), 2);   // 134 MB
-  EXPECT_EQ(march_l2({}, heated_room(3, 256), 4, true, kL2), 1);   // 67 MB
-  EXPECT_EQ(march_l2({}, heated_room(3, 768), 4, true, kL2), 2);   // 1.8 GB
-  EXPECT_EQ(march_l2({}, heated_room(3, 768), 8, false, kL2), 1);  // the H100: not measured
-  EXPECT_EQ(march_l2({}, heated_room(3, 768), 8, true, 0), 1);     // no L2 known
+  constexpr std::int64_t kL2 = 50 << 20;                                  // an H200's 50 MiB
+  EXPECT_EQ(march_l2({}, heated_room(3, 256), 8, true, kL2, false), 2);   // 134 MB
+  EXPECT_EQ(march_l2({}, heated_room(3, 256), 8, true, kL2, true), 1);    // zigzag
+  EXPECT_EQ(march_l2({}, heated_room(3, 256), 4, true, kL2, false), 1);   // 67 MB
+  EXPECT_EQ(march_l2({}, heated_room(3, 768), 4, true, kL2, false), 2);   // 1.8 GB
+  EXPECT_EQ(march_l2({}, heated_room(3, 768), 8, false, kL2, false), 1);  // the H100: not measured
+  EXPECT_EQ(march_l2({}, heated_room(3, 768), 8, true, 0, false), 1);     // no L2 known
   JacobiTuning t;
   t.l2 = 2;
-  EXPECT_EQ(march_l2(t, heated_room(3, 64), 8, false, kL2), 2);  // given
+  EXPECT_EQ(march_l2(t, heated_room(3, 64), 8, false, kL2, true), 2);  // given
   t.l2 = 1;
-  EXPECT_EQ(march_l2(t, heated_room(3, 768), 8, true, kL2), 1);
+  EXPECT_EQ(march_l2(t, heated_room(3, 768), 8, true, kL2, false), 1);
   t.ahead = 3;
   EXPECT_EQ(march(3, 512, 1, false, t).l2, 1);
   EXPECT_EQ(stencil::march_tuning(march(3, 512, 1, false, t), 3).l2, 1);
   t.l2 = 2;
   EXPECT_EQ(march(3, 64, 1, false, t).l2, 2);
   EXPECT_TRUE(stencil::march_l2_last(march(3, 64, 1, false, t)));
-  EXPECT_EQ(march(3, 768, 1, false, {}).l2, l2_name(768, 8) == std::string("last") ? 2 : 1);
+  const Launch d = march(3, 768, 1, false, {});
+  EXPECT_EQ(d.l2, l2_name(768, 8, d.order == 3 ? "zigzag" : "up") == std::string("last") ? 2 : 1);
   // Not the other sweeps: no ring, no policy.
   EXPECT_EQ(march(3, 512, 1, false, plain()).l2, 0);
   EXPECT_EQ(march(3, 513, 1, false, {}).l2, 0);  // 8-byte vectors: no tma
@@ -227,12 +233,13 @@ TEST(StencilPlan, MarchByTmaSizesItsRing) {
   EXPECT_EQ(l.stage_values, 3 * 512);
   EXPECT_EQ(l.shared, 3u * (3 * 512 * 8 + 8));
   EXPECT_EQ(l.chunks, 3);
-  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(), (nlohmann::json{{"warps", 8},
-                                                                   {"chunks", 3},
-                                                                   {"ahead", "tma"},
-                                                                   {"stages", 3},
-                                                                   {"order", order_name()},
-                                                                   {"l2", l2_name(512, 8)}}));
+  EXPECT_EQ(stencil::march_tuning(l, 3).to_json(),
+            (nlohmann::json{{"warps", 8},
+                            {"chunks", 3},
+                            {"ahead", "tma"},
+                            {"stages", 3},
+                            {"order", order_name()},
+                            {"l2", l2_name(512, 8, order_name())}}));
   EXPECT_EQ(march(3, 512, 1, false, {8, 0, 0, 3, 0, 2}).order, 2);  // given
   EXPECT_EQ(march(2, 512, 1, false, {0, 0, 0, 0, 0, 2}).order, 0);  // 3D only
   EXPECT_EQ(march(3, 512, 2, false, {0, 0, 0, 0, 0, 2}).order, 0);  // one row a thread only
