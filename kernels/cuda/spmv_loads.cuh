@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cuda/std/complex>
 
+#include "cuda/l2_policy.cuh"
 #include "cuda/warp.cuh"
 
 namespace mm::cuda {
@@ -19,10 +20,7 @@ struct L2Policy {
 };
 
 __device__ __forceinline__ L2Policy l2_policy(int mode) {
-  std::uint64_t normal, first, last;
-  asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(normal));
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(first));
-  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(last));
+  const std::uint64_t normal = l2_evict_normal(), first = l2_evict_first(), last = l2_evict_last();
   return {mode >= kL2Stream ? first : normal, mode == kL2KeepX ? last : normal};
 }
 

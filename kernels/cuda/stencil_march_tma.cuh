@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "cuda/l2_policy.cuh"
 #include "cuda/tma.cuh"
 
 namespace mm::stencil {
@@ -71,7 +72,7 @@ __device__ __forceinline__ void march3t_body(Room r, const T* __restrict__ u, T*
   // Plane J of the chunk (plane(J)) into stage S (thread 0), evicted last from L2 with L2LAST.
   const auto copy = [&](std::uint32_t to, const T* from, unsigned bytes, std::uint32_t bar) {
     if constexpr (L2LAST)
-      s9::bulk_load(to, from, bytes, bar, s9::l2_evict_last());
+      s9::bulk_load(to, from, bytes, bar, cuda::l2_evict_last());
     else
       s9::bulk_load(to, from, bytes, bar);
   };

@@ -97,14 +97,7 @@ __device__ __forceinline__ void bulk_load(std::uint32_t dst, const void* src, un
       : "memory");
 }
 
-// An L2 policy for the loads that take it: their lines evicted after the others (evict_last).
-__device__ __forceinline__ std::uint64_t l2_evict_last() {
-  std::uint64_t p;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
-  return p;
-}
-
-// bulk_load under the L2 policy POLICY (l2_evict_last).
+// bulk_load under the L2 policy POLICY (l2_policy.cuh).
 __device__ __forceinline__ void bulk_load(std::uint32_t dst, const void* src, unsigned bytes,
                                           std::uint32_t bar, std::uint64_t policy) {
   asm volatile(
