@@ -93,10 +93,16 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
   if (RANGE) t.order = 1;  // a slab's sweeps march up
   const Ahead a = march_ahead(t, sizeof(T), vec);
   const bool zigzag = !RANGE && t.order == 3 && a == Ahead::tma;
-  const auto kernels = [&](bool down, bool zz) {
-    // The L2 policy's kernels (plan_march sets the launch's l2 by the same rule).
-    const bool last = room.dim == 3 && a == Ahead::tma &&
-                      march_l2(t, room, sizeof(T), gpu_memory_rich(), gpu_l2_bytes(), zz) == 2;
+  // The L2 policy resolved once for a plan marching zigzag or not (ZZ): the kernels planned for
+  // take it, and plan_march passes it on to the launch as given.
+  const bool staged = room.dim == 3 && a == Ahead::tma;  // the policy is the tma stages'
+  const auto resolved = [&](const JacobiTuning& as, bool zz) {
+    JacobiTuning r = as;
+    if (staged) r.l2 = march_l2(as, room, sizeof(T), gpu_memory_rich(), gpu_l2_bytes(), zz);
+    return r;
+  };
+  const auto kernels = [&](bool down, bool zz, const JacobiTuning& as) {
+    const bool last = staged && as.l2 == 2;
     return std::vector<MarchFn<T>>{march_row_fn<T, true, RANGE>(room.dim, vec, a, down, zz, last),
                                    march_row_fn<T, false, RANGE>(room.dim, vec, a, down, zz, last)};
   };
@@ -109,14 +115,16 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
         [&](int threads, std::size_t shared) { return resident(fns, threads, shared); }, planes);
   };
   // Planned for both directions (with or without zigzag's odd chunks the other way).
-  const auto both = [&](bool zz, const JacobiTuning& as) {
-    std::vector<MarchFn<T>> fns = kernels(false, zz);
-    const std::vector<MarchFn<T>> down = kernels(true, zz);
+  const auto both = [&](bool zz, const JacobiTuning& given) {
+    const JacobiTuning as = resolved(given, zz);
+    std::vector<MarchFn<T>> fns = kernels(false, zz, as);
+    const std::vector<MarchFn<T>> down = kernels(true, zz, as);
     fns.insert(fns.end(), down.begin(), down.end());
     return plan(fns, as);
   };
-  const std::vector<MarchFn<T>> up = kernels(false, false);
-  if (room.dim != 3 || march_order(t) < 2) return plan(up, t);
+  const JacobiTuning straight = resolved(t, false);
+  const std::vector<MarchFn<T>> up = kernels(false, false, straight);
+  if (room.dim != 3 || march_order(t) < 2) return plan(up, straight);
   if (t.order >= 2) return both(zigzag, t);  // asked for
   // The code's choice: zigzag where its chunks are short (zigzag_wins), planned with its kernels.
   if (!RANGE && a == Ahead::tma && gpu_memory_rich()) {
@@ -125,12 +133,12 @@ Launch plan_march_rows(const HeatedRoom& room, int vec, const JacobiTuning& tuni
     const Launch l = both(true, z);
     if (zigzag_wins(l)) return l;
   }
-  const std::vector<MarchFn<T>> down = kernels(true, false);
+  const std::vector<MarchFn<T>> down = kernels(true, false, straight);
   // The code's choice: alternate where the kernels marching down (which may take more
   // registers) keep as many blocks resident as those marching up, else up (H100, N = 384 in
   // double, 18 warps: 58 registers down against 56 up, one block a multiprocessor against two;
   // 0.90 of the copy alternating against 0.96 up).
-  Launch l = plan(up, t);
+  Launch l = plan(up, straight);
   if (resident(down, l.threads, l.shared) < resident(up, l.threads, l.shared)) l.order = 1;
   return l;
 }

@@ -367,6 +367,7 @@ Launch plan_march(const HeatedRoom& room, int vec, std::size_t value_bytes, int 
         };
         l.stages = t.stages ? t.stages : tma_stages(per_sm(l.threads, ring(3)));
         l.shared = ring(l.stages);
+        // As given where the caller resolved it (plan_march_rows, for its kernels).
         l.l2 = march_l2(t, room, value_bytes, gpu_memory_rich(), gpu_l2_bytes(), l.order == 3);
       }
     } else {
