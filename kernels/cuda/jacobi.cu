@@ -4,7 +4,6 @@
 // (jacobi_drive.cuh).
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "cuda/cuda_util.cuh"
@@ -42,12 +41,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   }
 
   void upload() override {
-    const auto points = static_cast<std::size_t>(p_.room.points());
-    grid_[0] = cuda::Buffer<T>(points);
-    grid_[1] = cuda::Buffer<T>(points);
-    // Buffer 1 keeps its walls for good; its interior starts as NaN, so a point that no
-    // sweep writes shows in the result.
-    init(grid_[1], std::numeric_limits<T>::quiet_NaN());
+    grid_.allocate(p_.room);
     plan();
     // The marching sweeps' partials on two sides: a sweep's are summed by the next launch, which
     // writes its own on the other side.
@@ -55,9 +49,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     slots_ = std::make_unique<ChangeSlots>(marching());
   }
 
-  void download() override {
-    grid_[result_].download(p_.u, static_cast<std::size_t>(p_.room.points()));
-  }
+  void download() override { grid_.download(result_, p_.u); }
 
   // The marching sweeps' warps (3D) and chunks as planned (in upload, which sets slots_); the
   // other kernels take no keys.
@@ -69,7 +61,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
  protected:
   void launch() override {
     if (!slots_) upload();
-    init(grid_[0], T(0));  // x_0, every run
+    grid_.start();  // x_0, every run
     // The last sweep of a run stopped by its tolerance leaves partials that nobody waits for.
     before_slot_ = nullptr;
     *p_.result = drive(
@@ -108,10 +100,6 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     return vec_ == 2 ? march_as<2, NORM>() : march_as<1, NORM>();
   }
 
-  void init(cuda::Buffer<T>& g, T interior) {
-    jacobi_kernels::fill_room(p_.room, g.get(), interior);
-  }
-
   // The launch shape of the sweep kernel (one partial a block), from the tuning for the
   // marching sweeps.
   void plan() {
@@ -147,8 +135,8 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       c.partials = side(side_);
       c.before = side(1 - side_);
       c.before_slot = before_slot_;
-      stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src].get(),
-                               grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv, c);
+      stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src], grid_[1 - src],
+                               static_cast<T>(p_.room.h2f), inv, c);
       before_slot_ = s;
       if (!s) return;
       side_ = 1 - side_;
@@ -167,8 +155,8 @@ class StencilCudaRunner final : public cuda::CudaRunner {
 
   template <NormMode M>
   void sweep_as(int src, double* slot) {
-    const T* u = grid_[src].get();
-    T* out = grid_[1 - src].get();
+    const T* u = grid_[src];
+    T* out = grid_[1 - src];
     const T srcv = static_cast<T>(p_.room.h2f);
     const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
     double* partials = partials_.get();
@@ -196,7 +184,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   StencilProblem<T> p_;
   StencilCudaKernel kernel_;
   Room room_{};
-  cuda::Buffer<T> grid_[2];
+  jacobi_kernels::RoomGrids<T> grid_;
   cuda::Buffer<double> partials_;
   std::unique_ptr<ChangeSlots> slots_;
   stencil::Launch launch_;

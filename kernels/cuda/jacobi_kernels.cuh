@@ -5,7 +5,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/stencil_march.cuh"
@@ -77,6 +79,28 @@ void fill_room(const HeatedRoom& room, T* g, T interior) {
   init_room<T><<<blocks, kThreads>>>(room.n, room.dim, g, interior);
   MM_CUDA_LAUNCHED("jacobi init_room");
 }
+
+// The room's two grids on the device, which a run's sweeps read and write in turn (cuda-norm's
+// and cuda-timetile's runners). Grid 1 keeps its walls for good; its interior starts as NaN,
+// so that a point no sweep writes shows in the result. start() sets grid 0 to x_0 (every run).
+template <class T>
+class RoomGrids {
+ public:
+  void allocate(const HeatedRoom& room) {
+    room_ = room;
+    grid_[0] = cuda::Buffer<T>(points());
+    grid_[1] = cuda::Buffer<T>(points());
+    fill_room(room_, grid_[1].get(), std::numeric_limits<T>::quiet_NaN());
+  }
+  void start() { fill_room(room_, grid_[0].get(), T(0)); }
+  T* operator[](int i) { return grid_[i].get(); }
+  void download(int i, T* u) const { grid_[i].download(u, points()); }
+
+ private:
+  std::size_t points() const { return static_cast<std::size_t>(room_.points()); }
+  HeatedRoom room_{};
+  cuda::Buffer<T> grid_[2];
+};
 
 // The course's mapping: a thread per interior point, consecutive threads along the slowest
 // index (z in 3D, y in 2D), so a warp's accesses lie N^2 (N) elements apart.

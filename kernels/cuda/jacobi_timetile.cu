@@ -2,7 +2,6 @@
 // memory (stencil_timetile.cuh, shaped by timetile_plan.hpp), driven by a host loop that reads
 // the change only at checks (jacobi_drive.cuh); cuda-norm's march (stencil_march.cuh) for the
 // 2D room and, with --tune norm=plain, for each checked pass's last sweep.
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -44,12 +43,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
   }
 
   void upload() override {
-    const auto points = static_cast<std::size_t>(p_.room.points());
-    grid_[0] = cuda::Buffer<T>(points);
-    grid_[1] = cuda::Buffer<T>(points);
-    // Buffer 1 keeps its walls for good; its interior starts as NaN, so a point that no pass
-    // writes shows in the result.
-    init(grid_[1], std::numeric_limits<T>::quiet_NaN());
+    grid_.allocate(p_.room);
     const std::int64_t sms = cuda::multiprocessors();
     std::int64_t blocks = 1;
     if (p_.room.dim == 2 || plain_checks_) {
@@ -80,9 +74,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
     slots_ = std::make_unique<ChangeSlots>(true);  // the last block writes the host's slot
   }
 
-  void download() override {
-    grid_[result_].download(p_.u, static_cast<std::size_t>(p_.room.points()));
-  }
+  void download() override { grid_.download(result_, p_.u); }
 
   // 3D: how the K-level sweep's blocks share the columns (its chunks; where even_split, the
   // split too) and how a check's change is computed; 2D: none (it runs cuda-norm's sweep under
@@ -100,7 +92,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
  protected:
   void launch() override {
     if (!slots_) upload();
-    init(grid_[0], T(0));  // x_0, every run
+    grid_.start();  // x_0, every run
     *p_.result = jacobi_host::drive_passes(
         p_.stop, k_, *slots_,
         [this](const JacobiPass& p) { return plain_checks_ && p.check && p.sweeps > 1; },
@@ -147,8 +139,8 @@ class TimeTileRunner final : public cuda::CudaRunner {
                                  static_cast<unsigned>(t.gz));
     if (!slot && norm_always(l)) slot = unread_.get();
     tile_fn(l, slot != nullptr)<<<grid, timetile::kThreads, t.shared>>>(
-        room_, grid_[src].get(), grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(), t.split,
-        slot, partials_.get(), counter_.get());
+        room_, grid_[src], grid_[1 - src], static_cast<T>(p_.room.h2f), inv(), t.split, slot,
+        partials_.get(), counter_.get());
     MM_CUDA_LAUNCHED("jacobi timetile3_sweep");
   }
 
@@ -157,8 +149,8 @@ class TimeTileRunner final : public cuda::CudaRunner {
   void plain(int src, double* slot, std::int64_t iteration) {
     const bool down = stencil::march_down(plain_, iteration);
     const MarchFn fn = slot ? march_fn<true>(down) : march_fn<false>(down);
-    stencil::launch_march<T>(fn, plain_, nullptr, true, room_, grid_[src].get(),
-                             grid_[1 - src].get(), static_cast<T>(p_.room.h2f), inv(),
+    stencil::launch_march<T>(fn, plain_, nullptr, true, room_, grid_[src], grid_[1 - src],
+                             static_cast<T>(p_.room.h2f), inv(),
                              {slot, partials_.get(), counter_.get()});
   }
 
@@ -198,15 +190,11 @@ class TimeTileRunner final : public cuda::CudaRunner {
   }
   TileFn tile_fn(int l, bool norm) const { return tile_fn_from(l, norm); }
 
-  void init(cuda::Buffer<T>& g, T interior) {
-    jacobi_kernels::fill_room(p_.room, g.get(), interior);
-  }
-
   StencilProblem<T> p_;
   Room room_{};
   int vec_ = 1, k_ = 1, result_ = 0;
   bool plain_checks_ = false;
-  cuda::Buffer<T> grid_[2];
+  jacobi_kernels::RoomGrids<T> grid_;
   cuda::Buffer<double> partials_, unread_;
   cuda::Buffer<unsigned> counter_;
   std::unique_ptr<ChangeSlots> slots_;
