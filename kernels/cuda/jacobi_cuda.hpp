@@ -83,6 +83,9 @@ class StencilSlabCuda {
   void synchronize();
   // Planes [P0, P1) of the current buffer (after synchronize()).
   void download(std::int64_t p0, std::int64_t p1, T* host) const;
+  // The tuning of the widest range swept so far, as its launch resolved it (cuda-norm's keys:
+  // the record's); before any sweep, the tuning given.
+  JacobiTuning tuning() const;
 
  private:
   struct Impl;

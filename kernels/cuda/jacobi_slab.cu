@@ -105,6 +105,7 @@ struct StencilSlabCuda<T>::Impl {
   // which waits for the exchange's stream before an iteration's end.
   jacobi_host::ChangeSlots slots{true, 3, compute.get()};
   std::map<std::int64_t, stencil::Launch> launches;
+  std::int64_t widest = 0;  // the most planes a sweep has taken
   int cur = 0;
 };
 
@@ -187,6 +188,7 @@ void StencilSlabCuda<T>::sweep(std::int64_t p0, std::int64_t p1, int slot, bool 
   Impl& m = *impl_;
   if (p1 <= p0) return;
   const stencil::Launch& l = m.launch_for(p1 - p0);
+  m.widest = std::max(m.widest, p1 - p0);
   stencil::Room g = m.geo;
   g.k_lo = p0 - m.first;
   g.k_hi = p1 - m.first;
@@ -228,6 +230,13 @@ void StencilSlabCuda<T>::download(std::int64_t p0, std::int64_t p1, T* host) con
   if (p1 > p0)
     MM_CUDA(cudaMemcpy(host, m.plane_of(m.cur, p0), (p1 - p0) * m.plane * sizeof(T),
                        cudaMemcpyDeviceToHost));
+}
+
+template <class T>
+JacobiTuning StencilSlabCuda<T>::tuning() const {
+  const Impl& m = *impl_;
+  if (m.widest == 0) return m.tuning;
+  return stencil::march_tuning(m.launches.at(m.widest), m.room.dim);
 }
 
 template class StencilSlabCuda<float>;

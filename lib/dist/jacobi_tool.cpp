@@ -243,7 +243,7 @@ int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, const Roo
     rec.extra("partition", out.axis() + "-slabs");
   }
   if (plan.gpu)
-    rec.extra("tuning", plan.tuning.to_json());
+    rec.extra("tuning", engine->tuning().to_json());
   else
     rec.extra("threads", omp_get_max_threads());
   rec.extra("load_imbalance",

@@ -29,6 +29,9 @@ class RoomEngine {
   // Values this rank receives an exchange; interior points it updates.
   virtual std::int64_t halo_values() const = 0;
   virtual std::int64_t points() const = 0;
+  // GPU ranks: the tuning this rank's sweeps ran under, resolved (rank 0's is the record's);
+  // CPU ranks take none.
+  virtual JacobiTuning tuning() const { return {}; }
 };
 
 // CPU ranks in slabs (SlabJacobi) or boxes (BoxJacobi, OUT the slab split that writes).

@@ -41,6 +41,7 @@ class GpuSlabEngine final : public RoomEngine<T> {
         s_(s),
         halo_(comm, s),
         nccl_(std::move(nccl)),
+        given_(tuning),
         sums_(static_cast<std::size_t>(comm.size())) {
     if (!s.empty()) dev_ = std::make_unique<StencilSlabCuda<T>>(room, s.k0, s.k1, tuning);
   }
@@ -129,6 +130,7 @@ class GpuSlabEngine final : public RoomEngine<T> {
     const std::int64_t m = s_.n - 2;
     return s_.planes() * (s_.dim == 3 ? m * m : m);
   }
+  JacobiTuning tuning() const override { return dev_ ? dev_->tuning() : given_; }
 
  private:
   Comm comm_;
@@ -136,6 +138,7 @@ class GpuSlabEngine final : public RoomEngine<T> {
   SlabHalo<T> halo_;                      // --comm mpi: the staged planes' messages
   std::shared_ptr<const GpuRanks> nccl_;  // null: the planes staged and sent by MPI
   std::unique_ptr<StencilSlabCuda<T>> dev_;
+  JacobiTuning given_;  // a rank without planes: the tuning as given
   std::vector<double> sums_;
   double exchange_s_ = 0, allreduce_s_ = 0;
 };

@@ -266,6 +266,24 @@ PYEOF
   expect_stderr "^mmjacobi: rank 0/2: z slab on GPU 0, planes 1\\.\\.7 "
   expect_stderr "^mmjacobi: rank 1/2: z slab on GPU $((gpus > 1 ? 1 : 0)), planes 8\\.\\.14 "
   expect_stderr 'cuda-norm on 2 GPU ranks'
+  # The record's tuning is the one rank 0's sweeps ran under, resolved as the one-process
+  # record's is (its slab marches up; l2 as --tune gives it, else the code's choice).
+  # tuned WANT ARGS...: mpirun of mmjacobi ARGS, the record's tuning's ahead, order, l2, warps
+  # and whether it has chunks matched against the pattern WANT.
+  tuned() {
+    local want=$1 got
+    shift
+    rm -f t.jsonl
+    got=$(mpi_run "$@" --device cuda -q --timing t.jsonl 2> err &&
+      "$PY" -c 'import json,sys; t = json.loads(open("t.jsonl").readline())["tuning"]
+print(t.get("ahead"), t.get("order"), t.get("l2"), t.get("warps"), "chunks" in t)') || got="exit: $(head -c 300 err)"
+    # shellcheck disable=SC2053 # WANT is a pattern
+    if [[ $got == $want ]]; then pass "GPU ranks' tuning record: $*: $got"; else
+      fail "GPU ranks' tuning record: $*: $got (want $want)"; fi
+  }
+  tuned "tma up normal [1-9]* True" 2 mmjacobi --poisson3d 16 --max-iter 5
+  tuned "tma up last [1-9]* True" 1 mmjacobi --poisson3d 40 --max-iter 5 --tune l2=last
+  tuned "tma up normal 16 True" 2 mmjacobi --poisson3d 40 --max-iter 5 --tune l2=normal --tune warps=16
   # --comm nccl: one rank works; more ranks than GPUs are refused (exit 4); with a GPU a rank,
   # 2 ranks give the same grids and norms as MPI's.
   nccl_ok=1
