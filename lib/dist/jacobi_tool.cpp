@@ -189,8 +189,12 @@ int run_room(const Comm& comm, const Cli& cli, const JacobiStop& stop, const Roo
   //    its slowest rank.
   JacobiResult res;
   std::vector<double> times, exchange, reduce;
-  for (int i = 0; i < c.warmup; ++i) res = engine->run(stop);
+  for (int i = 0; i < c.warmup; ++i) {
+    engine->prepare();
+    res = engine->run(stop);
+  }
   for (int i = 0; i < c.repeat; ++i) {
+    engine->prepare();
     comm.barrier();
     Stopwatch t;
     res = engine->run(stop);

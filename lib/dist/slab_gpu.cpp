@@ -46,11 +46,15 @@ class GpuSlabEngine final : public RoomEngine<T> {
     if (!s.empty()) dev_ = std::make_unique<StencilSlabCuda<T>>(room, s.k0, s.k1, tuning);
   }
 
+  void prepare() override {
+    if (!dev_) return;
+    dev_->reset();
+    dev_->synchronize();
+  }
   JacobiResult run(const JacobiStop& stop) override {
     exchange_s_ = allreduce_s_ = 0;
     const bool lo = s_.lower >= 0, hi = s_.upper >= 0, halo = lo || hi;
     const std::int64_t in0 = s_.k0 + lo, in1 = std::max(in0, s_.k1 - hi);
-    if (dev_) dev_->reset();
     // One iteration queued; SET 0 or 1: its change into that set of slots, -1: none.
     const auto iterate = [&](int set) {
       if (!dev_) return;
