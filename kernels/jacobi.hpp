@@ -428,11 +428,16 @@ void stencil_change_lanes(const GridBox& box, const T* u_old, const T* u_new,
                           const GridRegion& region, double* lanes);
 
 // Iterates SWEEP from the initial grid in two buffers swapped each iteration; U_A and U_B
-// hold N^DIM values each, and the result is left in U_A.
+// hold N^DIM values each, and the result is left in U_A. stencil_iterate sets both to the
+// initial grid first; stencil_iterate_set takes them set (heated_room_init), so that a timed run
+// is the sweeps' alone.
 template <class T>
 using StencilSweep = double (*)(const HeatedRoom&, const T*, T*, bool);
 template <class T>
 JacobiResult stencil_iterate(const HeatedRoom& r, StencilSweep<T> sweep, T* u_a, T* u_b,
                              const JacobiStop& stop);
+template <class T>
+JacobiResult stencil_iterate_set(const HeatedRoom& r, StencilSweep<T> sweep, T* u_a, T* u_b,
+                                 const JacobiStop& stop);
 
 }  // namespace mm

@@ -160,6 +160,12 @@ JacobiResult stencil_iterate(const HeatedRoom& r, StencilSweep<T> sweep, T* u_a,
                              const JacobiStop& stop) {
   heated_room_init(r, u_a);
   heated_room_init(r, u_b);
+  return stencil_iterate_set(r, sweep, u_a, u_b, stop);
+}
+
+template <class T>
+JacobiResult stencil_iterate_set(const HeatedRoom& r, StencilSweep<T> sweep, T* u_a, T* u_b,
+                                 const JacobiStop& stop) {
   T* cur = u_a;
   T* next = u_b;
   const JacobiResult res = jacobi_iterate(stop, [&](bool check) {
@@ -182,7 +188,9 @@ MM_FOR_INDEX_VALUE_TYPES(MM_JACOBI_REF)
   template void heated_room_init_planes<T>(const HeatedRoom&, T*, std::int64_t, std::int64_t); \
   template double stencil_sweep_ref<T>(const HeatedRoom&, const T*, T*, bool);                 \
   template JacobiResult stencil_iterate<T>(const HeatedRoom&, StencilSweep<T>, T*, T*,         \
-                                           const JacobiStop&);
+                                           const JacobiStop&);                                 \
+  template JacobiResult stencil_iterate_set<T>(const HeatedRoom&, StencilSweep<T>, T*, T*,     \
+                                               const JacobiStop&);
 MM_STENCIL_REF(float)
 MM_STENCIL_REF(double)
 
