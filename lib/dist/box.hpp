@@ -101,6 +101,8 @@ template <class T>
 class BoxJacobi {
  public:
   BoxJacobi(const Comm& comm, const HeatedRoom& room, const BoxSplit& s);
+  // As SlabJacobi's: the starting grid for the next run, else the run sets it.
+  void start();
   JacobiResult run(const JacobiStop& stop);
   // After run(): the box's points, in the order z, y, x.
   std::vector<T> owned() const;
@@ -116,6 +118,7 @@ class BoxJacobi {
   BoxSplit s_;
   GridBox box_;
   std::vector<T> a_, b_;
+  bool started_ = false;  // start() since the last run
   const T* cur_ = nullptr;
   BoxHalo<T> halo_;
   std::vector<double> rows_, lanes_, partial_, planes_;

@@ -57,8 +57,7 @@ BoxJacobi<T>::BoxJacobi(const Comm& comm, const HeatedRoom& room, const BoxSplit
       planes_(static_cast<std::size_t>(room.n - 2)) {}
 
 template <class T>
-JacobiResult BoxJacobi<T>::run(const JacobiStop& stop) {
-  exchange_s_ = allreduce_s_ = 0;
+void BoxJacobi<T>::start() {
   if (!s_.empty()) {
     // The starting grid over the whole buffer: walls where the ghost layers are walls, zeros
     // elsewhere (the halo overwrites a neighbour's layer before it is read).
@@ -70,6 +69,14 @@ JacobiResult BoxJacobi<T>::run(const JacobiStop& stop) {
           a_[at] = b_[at] = heated_room_start<T>(room_, box_.x0 + i, box_.y0 + j, box_.z0 + k);
         }
   }
+  started_ = true;
+}
+
+template <class T>
+JacobiResult BoxJacobi<T>::run(const JacobiStop& stop) {
+  exchange_s_ = allreduce_s_ = 0;
+  if (!started_) start();
+  started_ = false;
   GridRegion inner;
   std::vector<GridRegion> shell;
   onion(s_, inner, shell);

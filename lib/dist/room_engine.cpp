@@ -10,6 +10,7 @@ class SlabEngine final : public RoomEngine<T> {
  public:
   SlabEngine(const Comm& comm, const HeatedRoom& room, const SlabSplit& s)
       : s_(s), jac_(comm, room, s) {}
+  void prepare() override { jac_.start(); }
   JacobiResult run(const JacobiStop& stop) override { return jac_.run(stop); }
   std::vector<T> output_planes() override { return jac_.output_planes(); }
   double exchange_seconds() const override { return jac_.exchange_seconds(); }
@@ -30,6 +31,7 @@ class BoxEngine final : public RoomEngine<T> {
  public:
   BoxEngine(const Comm& comm, const HeatedRoom& room, const BoxSplit& s, const SlabSplit& out)
       : comm_(comm), room_(room), s_(s), out_(out), jac_(comm, room, s) {}
+  void prepare() override { jac_.start(); }
   JacobiResult run(const JacobiStop& stop) override { return jac_.run(stop); }
   std::vector<T> output_planes() override {
     return boxes_to_planes(comm_, room_, s_, jac_.owned(), out_);

@@ -17,9 +17,9 @@ template <class T>
 class RoomEngine {
  public:
   virtual ~RoomEngine() = default;
-  // Sets the starting grid where a run does not itself (GPU ranks: the slab's starting planes
-  // copied, and waited for), so that the run's timing is the sweeps'. Called before each run.
-  virtual void prepare() {}
+  // Sets the starting grid for the next run (GPU ranks: the slab's starting planes copied, and
+  // waited for), so that the run's timing is the sweeps'. Called before each run.
+  virtual void prepare() = 0;
   // A run from the starting grid; collective.
   virtual JacobiResult run(const JacobiStop& stop) = 0;
   // After run(): the planes [out0, out1) of the output's slab split, the rank's part of the

@@ -85,12 +85,19 @@ void SlabJacobi<T>::sweep(const T* u, T* out, std::int64_t p0, std::int64_t p1, 
 }
 
 template <class T>
-JacobiResult SlabJacobi<T>::run(const JacobiStop& stop) {
-  exchange_s_ = allreduce_s_ = 0;
+void SlabJacobi<T>::start() {
   if (!s_.empty()) {
     heated_room_init_planes(room_, a_.data(), s_.k0 - 1, s_.k1 + 1);
     heated_room_init_planes(room_, b_.data(), s_.k0 - 1, s_.k1 + 1);
   }
+  started_ = true;
+}
+
+template <class T>
+JacobiResult SlabJacobi<T>::run(const JacobiStop& stop) {
+  exchange_s_ = allreduce_s_ = 0;
+  if (!started_) start();
+  started_ = false;
   T* cur = a_.data();
   T* next = b_.data();
   // The planes whose neighbours are all here (or walls): updated while the halo travels.

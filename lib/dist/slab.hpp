@@ -80,6 +80,9 @@ template <class T>
 class SlabJacobi {
  public:
   SlabJacobi(const Comm& comm, const HeatedRoom& room, const SlabSplit& s);
+  // Sets the starting grid, which the next run takes (untimed: RoomEngine::prepare); a run
+  // not so prepared sets it itself.
+  void start();
   // A run from the starting grid; collective.
   JacobiResult run(const JacobiStop& stop);
   // After run(): the slab buffer holding the result (planes k0 - 1 .. k1).
@@ -99,6 +102,7 @@ class SlabJacobi {
   HeatedRoom room_;
   SlabSplit s_;
   std::vector<T> a_, b_;
+  bool started_ = false;  // start() since the last run
   T* cur_ = nullptr;
   SlabHalo<T> halo_;
   // Every interior plane's sum (index: plane - 1): this rank's, then all (the allreduce's).

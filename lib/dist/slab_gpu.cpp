@@ -47,11 +47,15 @@ class GpuSlabEngine final : public RoomEngine<T> {
   }
 
   void prepare() override {
-    if (!dev_) return;
-    dev_->reset();
-    dev_->synchronize();
+    if (dev_) {
+      dev_->reset();
+      dev_->synchronize();
+    }
+    started_ = true;
   }
   JacobiResult run(const JacobiStop& stop) override {
+    if (!started_ && dev_) dev_->reset();  // not prepared: the run sets the starting grid
+    started_ = false;
     exchange_s_ = allreduce_s_ = 0;
     const bool lo = s_.lower >= 0, hi = s_.upper >= 0, halo = lo || hi;
     const std::int64_t in0 = s_.k0 + lo, in1 = std::max(in0, s_.k1 - hi);
@@ -142,7 +146,8 @@ class GpuSlabEngine final : public RoomEngine<T> {
   SlabHalo<T> halo_;                      // --comm mpi: the staged planes' messages
   std::shared_ptr<const GpuRanks> nccl_;  // null: the planes staged and sent by MPI
   std::unique_ptr<StencilSlabCuda<T>> dev_;
-  JacobiTuning given_;  // a rank without planes: the tuning as given
+  JacobiTuning given_;    // a rank without planes: the tuning as given
+  bool started_ = false;  // prepare() since the last run
   std::vector<double> sums_;
   double exchange_s_ = 0, allreduce_s_ = 0;
 };
