@@ -59,8 +59,10 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   }
 
  protected:
-  // x_0 every run, queued ahead of the timed launch: the record's work is the sweeps' alone
-  // (at N = 768 in double the fill took ~1.4 ms, 3% of jacobi_bench's 22-sweep run).
+  // x_0 every run, queued ahead of the timed launch: the record's work is the sweeps' alone.
+  // Timed with the sweeps, the fill (init_room, about 2 ms at N = 768 in either precision on
+  // the H200) had cost jacobi_bench's 22-sweep runs 0.04 of the copy bound in double (0.86
+  // against 0.90) and 0.08 in single (bench/results/issue16_fortieth_pass_*.md).
   void before() override {
     if (!slots_) upload();
     grid_.start();
