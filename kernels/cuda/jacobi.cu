@@ -98,9 +98,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   template <bool NORM>
   MarchFn march_fn(bool down = false) const {
     if (p_.room.dim == 2 || rows_per_thread() == 1)
-      return stencil::march_row_fn<T, NORM>(
-          p_.room.dim, vec_, static_cast<stencil::Ahead>(launch_.ahead), down,
-          stencil::march_zigzag(launch_), stencil::march_l2_last(launch_));
+      return stencil::march_launch_fn<T, NORM>(p_.room.dim, vec_, launch_, down);
     if constexpr (sizeof(T) == 4)
       if (vec_ == 4) return march_as<4, NORM>();
     return vec_ == 2 ? march_as<2, NORM>() : march_as<1, NORM>();

@@ -73,8 +73,7 @@ struct StencilSlabCuda<T>::Impl {
   // launch, so that one rank's grid and change are cuda-norm's.
   template <bool NORM>
   MarchFn march_fn(const stencil::Launch& l) const {
-    return stencil::march_row_fn<T, NORM, true>(room.dim, vec, static_cast<stencil::Ahead>(l.ahead),
-                                                false, false, stencil::march_l2_last(l));
+    return stencil::march_launch_fn<T, NORM, true>(room.dim, vec, l);
   }
   const stencil::Launch& launch_for(std::int64_t planes) {
     auto it = launches.find(planes);

@@ -162,9 +162,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
   // cuda-norm's sweep under its default tuning (as planned: plain_).
   template <bool NORM>
   MarchFn march_fn(bool down) const {
-    return stencil::march_row_fn<T, NORM>(
-        p_.room.dim, vec_, static_cast<stencil::Ahead>(plain_.ahead), down,
-        stencil::march_zigzag(plain_), stencil::march_l2_last(plain_));
+    return stencil::march_launch_fn<T, NORM>(p_.room.dim, vec_, plain_, down);
   }
 
   // The time-tiled sweep of L levels for N even or not (EVEN): its shape as timetile_plan.hpp

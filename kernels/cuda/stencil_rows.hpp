@@ -27,6 +27,13 @@ using MarchFn = void (*)(Room, const T*, T*, T, T, std::int64_t, int, Change);
 template <class T, bool NORM, bool RANGE = false>
 MarchFn<T> march_row_fn(int dim, int vec, Ahead a, bool down = false, bool zigzag = false,
                         bool l2_last = false);
+// The kernel launch L was planned for (plan_march_rows): its way of loading, its order's zigzag
+// and its L2 policy, marching down where DOWN. Every runner takes its kernel from its launch so.
+template <class T, bool NORM, bool RANGE = false>
+MarchFn<T> march_launch_fn(int dim, int vec, const Launch& l, bool down = false) {
+  return march_row_fn<T, NORM, RANGE>(dim, vec, static_cast<Ahead>(l.ahead), down, march_zigzag(l),
+                                      march_l2_last(l));
+}
 
 // Blocks of THREADS threads and SHARED bytes of dynamic shared memory resident a
 // multiprocessor for each of the N kernels FNS at once (the least), each first allowed SHARED.
