@@ -50,9 +50,10 @@ __device__ __forceinline__ T* tile_planes() {
 // Each point of u is so read once and written once a pass (the halo's points are read by the
 // two tiles beside, the second time mostly from L2), and every level computes each point with
 // the plain sweep's update() from the same values, so the result is that of L plain sweeps
-// bit for bit. Points outside the tile's valid region at a level (its outer L - t points, the
-// planes before the chunk's first) hold values that no written point depends on. Walls keep
-// their value at every level (the point's centre is passed on), as both grids hold the walls.
+// bit for bit. Points outside the tile's valid region at a level (its outer L - t points but on
+// a wall's side, the planes before the chunk's first) hold values that no written point depends
+// on. Walls keep their value at every level (the point's centre is passed on), as both grids
+// hold the walls: so the tiles at a wall write up to it (timetile_plan.hpp: written_from, _to).
 // With NORM the squared change of level L (against level L-1) over the written points is added
 // to CHANGE. With VEC (W = 2 and N even: the host's choice) a thread's points are one 16-byte
 // access in memory too. march_column marches the tile (BX, BY) through its chunk of output
@@ -89,9 +90,14 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
   const Ix n = static_cast<Ix>(r.n);
   const std::int64_t nn = r.n * r.n;
-  // The thread's points along x: x .. x + W - 1.
-  const Ix x = 1 - x_shift(W, L) + static_cast<Ix>(bx) * Ix{OX} - L + W * tx;
-  const Ix y0 = 1 + static_cast<Ix>(by) * Ix{OY} - L + ty * R;
+  // The tile's first point along x and y (first_point: tile 0 at the wall), the thread's points
+  // x .. x + W - 1 of rows y0 .. y0 + R - 1, and the tile's written part (written_from, _to).
+  const Ix tile_x = static_cast<Ix>(first_point(bx, OX)),
+           tile_y = static_cast<Ix>(first_point(by, OY));
+  const Ix x = tile_x + W * tx;
+  const Ix y0 = tile_y + ty * R;
+  const int col_from = written_from(bx, L), col_to = written_to(bx, OX, kTileX, L, r.n);
+  const int row_from = written_from(by, L), row_to = written_to(by, OY, S.tile_y(), L, r.n);
   const Ix z0 = 1 + static_cast<Ix>(from);
   const Ix z1 = z0 + planes < n - 1 ? z0 + static_cast<Ix>(planes) : n - 1;
   const Ix first = z0 - L > 0 ? z0 - L : 0;  // the first plane read
@@ -110,14 +116,15 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
       if (i >= 0 && i < n && j >= 0 && j < n) loadable |= 1u << b;
       if (i >= 1 && i <= n - 2 && j >= 1 && j <= n - 2) interior |= 1u << b;
       if (within<Ix>(i, r.rx0, r.rx1) && within<Ix>(j, r.ry0, r.ry1)) heat |= 1u << b;
-      if ((interior >> b & 1u) && col >= L && col < L + OX && row >= L && row < L + OY)
+      if ((interior >> b & 1u) && col >= col_from && col < col_to && row >= row_from &&
+          row < row_to)
         written |= 1u << b;
     }
   }
   // Where pinned_masks, the masks opaque to the compiler from here: one register each.
   if constexpr (pinned_masks(sizeof(T), L))
     asm("" : "+r"(loadable), "+r"(interior), "+r"(heat), "+r"(written));
-  const Ix col = y0 * n + x;  // the thread's first point in a plane (may be < 0)
+  const Ix col = y0 * n + x;  // the thread's first point in a plane
 
   T bl[L][R][W], ahead[R][W];
 #pragma unroll

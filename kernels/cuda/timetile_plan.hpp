@@ -20,7 +20,9 @@ namespace mm::timetile {
 // levels (sweeps) a pass: the points within L of the tile's edge are the halo, recomputed by the
 // neighbouring tiles, so a tile writes (64 - 2L) x (H - 2L) points of each plane. Wide tiles
 // waste less: at L = 2 in double (W = 1, R = 8) 60 x 60 of 64 x 64 points are written (1.14
-// computed a written point).
+// computed a written point). A wall needs no halo: it holds its value at every level, so the
+// tiles start at the walls (first_point) and the first and the last along each axis write up to
+// the wall on that side (written_from, written_to).
 constexpr int kTileX = 64;
 constexpr int kThreads = 512;
 constexpr std::int64_t kMaxGridYZ = 65535;
@@ -69,7 +71,7 @@ MM_TIMETILE_HD constexpr bool selected_change(int levels) {
 
 // The points a thread holds at L levels. Two along x (W = 2) move a pair as one access in
 // shared memory (16 bytes in double), and in global memory where N is even (tiles then start on
-// even x: x_shift), halving the loads, stores and index arithmetic a point. Fraction of the
+// even x: first_point), halving the loads, stores and index arithmetic a point. Fraction of the
 // single-sweep copy bound at N = 256 / 384 / 512 / 768, W = 2 against W = 1 in one call
 // (bench/results/issue16_eighth_pass_*.md): double K = 4 H100 1.54 / 1.90 / 1.91 / 1.99
 // against 1.33 / 1.59 / 1.61 / 1.67, H200 1.09 / 1.34 / 1.35 / 1.40 against 0.96 / 1.16 / 1.17
@@ -92,7 +94,8 @@ struct Shape {
   // A shared row: the tile's 64 points and W border points a side (a pair stays aligned).
   MM_TIMETILE_HD constexpr int shared_row() const { return kTileX + 2 * points; }
   // Points a tile writes along x at L levels (its halo of L points a side recomputed by the
-  // tiles beside), and so the step from one tile to the next.
+  // tiles beside), and so the step from one tile to the next (the first and the last write up to
+  // the wall: written_from, written_to).
   static MM_TIMETILE_HD constexpr int out_x(int levels) { return kTileX - 2 * levels; }
   // Rows a tile writes along y.
   MM_TIMETILE_HD constexpr int out_y(int levels) const { return tile_y() - 2 * levels; }
@@ -105,7 +108,7 @@ struct Shape {
   }
 };
 // Where a thread's pair is one access in global memory too: N even (the rows then start on even
-// x, and so do the tiles: x_shift). EVEN below is this, for the plan and the runner's choice of
+// x, and so do the tiles: first_point). EVEN below is this, for the plan and the runner's choice of
 // kernel alike.
 constexpr bool pairs_aligned(std::int64_t n) {
   return n % 2 == 0;
@@ -118,10 +121,31 @@ constexpr Shape shape(std::size_t value_bytes, int levels, bool even) {
   if (levels <= 2) return {1, 8};
   return {2, levels == 4 && even ? 3 : 2};
 }
-// Tiles of W = 2 start one point further left at even levels, so that every tile starts on even
-// x (the first written point is x = 1, L points into the tile).
-MM_TIMETILE_HD constexpr int x_shift(int points, int levels) {
-  return points == 2 && levels % 2 == 0 ? 1 : 0;
+// Tile B along an axis of the room (N points, walls at 0 and N - 1) starts at point B OUT, OUT
+// the points a tile writes along it: tile 0 at the wall, and every tile on an even x (pairs of
+// W = 2 aligned in memory where N is even: OUT = 64 - 2L is even).
+MM_TIMETILE_HD constexpr std::int64_t first_point(std::int64_t b, int out) {
+  return b * out;
+}
+// The tile's points (of SIDE along the axis) that its last level holds right, as offsets from
+// its first point: from L in, or from 0 at the wall (tile 0: the wall's value is the same at
+// every level, so no level there depends on a point outside the tile) ...
+MM_TIMETILE_HD constexpr int written_from(std::int64_t b, int levels) {
+  return b == 0 ? 0 : levels;
+}
+// ... up to SIDE - L, or up to SIDE where the tile holds the wall N - 1. The tiles' written
+// points (within 1..N-2) so cover the axis once: tile B + 1 writes from first_point(B) + OUT +
+// L = first_point(B) + SIDE - L on.
+MM_TIMETILE_HD constexpr int written_to(std::int64_t b, int out, int side, int levels,
+                                        std::int64_t n) {
+  return first_point(b, out) + side >= n ? side : side - levels;
+}
+// Tiles of SIDE points writing OUT along an axis of N points: the fewest whose last holds the
+// wall N - 1. Against tiles that start L points before x = 1 (their halo past the wall), at L = 4
+// that saves a tile a side at N = 512 (9 of 64 against 10) and a row of tiles in double at
+// N = 768 (19 of 48 rows against 20).
+constexpr std::int64_t tiles_along(std::int64_t n, int side, int out) {
+  return n <= side ? 1 : 1 + (n - side + out - 1) / out;
 }
 // Dynamic shared memory of a block: each level's centre plane of the tile, with a border (rows
 // of 64 + 2W, H + 2 rows) so that the halo's outer points read no neighbour outside the array,
@@ -289,8 +313,8 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   l.rows = s.rows;
   l.out_x = Shape::out_x(levels);
   l.out_y = s.out_y(levels);
-  l.gx = (m + x_shift(s.points, levels) + l.out_x - 1) / l.out_x;
-  l.gy = (m + l.out_y - 1) / l.out_y;
+  l.gx = tiles_along(room.n, kTileX, static_cast<int>(l.out_x));
+  l.gy = tiles_along(room.n, s.tile_y(), static_cast<int>(l.out_y));
   if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
   const std::int64_t columns = l.gx * l.gy;
   const std::int64_t at_once = std::max<std::int64_t>(1, resident);

@@ -200,12 +200,12 @@ TEST(TimeTile, LevelsAndRowsFitTheRegistersAndSharedMemory) {
         EXPECT_GE(s.tile_y() - 2 * l, 16) << what;
         // An H100's or H200's 227 KB of shared memory a block, with room for the reduction's.
         EXPECT_LE(timetile::shared_bytes(bytes, l, even), std::size_t{226} * 1024) << what;
-        // Pairs start on even x (aligned in memory where N is even): the tile's first point is
-        // x = 1 - x_shift - L.
+        // Pairs start on even x (aligned in memory where N is even): every tile's first point
+        // is a multiple of the points it writes.
         if (s.points == 2) {
-          EXPECT_EQ((1 - timetile::x_shift(2, l) - l) % 2, 0) << what;
+          for (std::int64_t b = 0; b < 5; ++b)
+            EXPECT_EQ(timetile::first_point(b, timetile::Shape::out_x(l)) % 2, 0) << what;
         }
-        EXPECT_EQ(timetile::x_shift(1, l), 0);
       }
   // Double at 2 levels: one point a thread, 64 x 64 tiles, 60 x 60 written, two buffers of two
   // 66 x 66 planes; at 4 levels two points a thread, 64 x 48 tiles with N even (two buffers of
@@ -292,8 +292,13 @@ TEST(TimeTile, EvenSplitSharesThePlanes) {
   EXPECT_EQ(l.gx * l.gy, 35);
   EXPECT_EQ(l.chunk(), 69);
   expect_split_covers(l, 254, "N = 256");
-  // At N = 512 the chunks take one wave (130 blocks of 510 planes), as few steps: the chunks.
+  // At N = 512, 9 x 13 tiles: with 132 blocks at once, one chunk a column (117 blocks, 510 + 8
+  // steps) leaves 15 multiprocessors idle, and the even split makes 457 + 8 steps; with 117 at
+  // once the chunks take one wave, fewer steps than the shares' 515 + 8: the chunks.
   l = timetile::plan(heated_room(3, 512), 8, 4, 0, 132);
+  EXPECT_TRUE(l.even());
+  EXPECT_EQ(l.chunk(), 457);
+  l = timetile::plan(heated_room(3, 512), 8, 4, 0, 117);
   EXPECT_FALSE(l.even());
   EXPECT_EQ(l.gz, 1);
   // Chunks requested, or fewer levels: the chunks.
@@ -335,29 +340,27 @@ TEST(TimeTile, PlanCoversTheRoom) {
   EXPECT_EQ(l.rows, timetile::shape(4, 8, true).rows);
   EXPECT_EQ(l.out_x, 48);
   EXPECT_EQ(l.out_y, timetile::shape(4, 8, true).tile_y() - 16);
-  // Double at 4 levels, two points a thread: with N = 512 64 x 48 tiles write 56 x 40, starting
-  // one point left (x = 0, a wall) so that the pairs start on even x; 10 x 13 tiles cover
-  // 1..510. With N = 511 64 x 32 tiles write 56 x 24.
+  // Double at 4 levels, two points a thread: with N = 512 64 x 48 tiles write 56 x 40 (the first
+  // and the last up to the wall), 9 x 13 tiles: 59 + 7 x 56 + 59 = 510 along x. With N = 511
+  // 64 x 32 tiles write 56 x 24, 21 rows of them. Single at 4 levels: 64 x 64 tiles, 9 x 9.
   l = timetile::plan(heated_room(3, 512), 8, 4, 0, 132);
   EXPECT_EQ(l.points, 2);
   EXPECT_EQ(l.rows, 3);
   EXPECT_EQ(l.out_x, 56);
   EXPECT_EQ(l.out_y, 40);
-  EXPECT_EQ(l.gx, 10);
+  EXPECT_EQ(l.gx, 9);
   EXPECT_EQ(l.gy, 13);
   EXPECT_EQ(l.shared, timetile::shared_bytes(8, 4, true));
   EXPECT_NEAR(l.read_per_written(), 64.0 * 48 / (56 * 40), 1e-12);
   l = timetile::plan(heated_room(3, 511), 8, 4, 0, 132);
   EXPECT_EQ(l.rows, 2);
   EXPECT_EQ(l.out_y, 24);
-  EXPECT_EQ(l.gy, 22);
+  EXPECT_EQ(l.gy, 21);
   EXPECT_EQ(l.shared, timetile::shared_bytes(8, 4, false));
-  for (const std::int64_t n : {8, 59, 60, 61, 62, 512, 513}) {
-    const timetile::TileLaunch t = timetile::plan(heated_room(3, n), 8, 4, 0, 132);
-    // The last tile's written points reach x = n - 2: 1 - 1 + gx * 56 - 1 >= n - 2.
-    EXPECT_GE(t.gx * t.out_x - 1, n - 2) << n;
-    EXPECT_LT((t.gx - 1) * t.out_x - 1, n - 2) << n;
-  }
+  l = timetile::plan(heated_room(3, 512), 4, 4, 0, 132);
+  EXPECT_EQ(l.gx * l.gy, 81);
+  // N = 768 in double: 19 rows of 48 (43 + 17 x 40 + 43 = 766), not 20.
+  EXPECT_EQ(timetile::plan(heated_room(3, 768), 8, 4, 0, 132).gy, 19);
   // The smallest rooms: one tile, one plane a chunk at most.
   l = timetile::plan(heated_room(3, 3), 8, 4, 0, 132);
   EXPECT_EQ(l.gx, 1);
@@ -374,6 +377,42 @@ TEST(TimeTile, PlanCoversTheRoom) {
   EXPECT_THROW(timetile::plan(heated_room(3, side + 1), 8, 2, 0, 132), DeviceError);
   EXPECT_THROW(timetile::plan(heated_room(3, side + 1), 4, 1, 0, 132), DeviceError);
   EXPECT_NO_THROW(timetile::plan(heated_room(3, side + 1), 8, 3, 0, 132));
+}
+
+// Along each axis the tiles' written points cover 1..N-2 once; each is held right after L levels
+// (its neighbours within L, up to the walls, lie in the tile); the last tile is the first to
+// hold the wall N - 1, so none is spare.
+TEST(TimeTile, TilesStartAtTheWalls) {
+  for (const int side : {32, 48, 64})
+    for (int l = 1; l <= 8 && side - 2 * l >= 16; ++l) {
+      const int out = side - 2 * l;
+      for (std::int64_t n = 3; n <= 400; ++n) {
+        const std::string what =
+            "side " + std::to_string(side) + " L " + std::to_string(l) + " N " + std::to_string(n);
+        const std::int64_t tiles = timetile::tiles_along(n, side, out);
+        std::vector<int> seen(static_cast<std::size_t>(n), 0);
+        for (std::int64_t b = 0; b < tiles; ++b) {
+          const std::int64_t first = timetile::first_point(b, out);
+          EXPECT_EQ(first + side >= n, b == tiles - 1) << what << " tile " << b;
+          const std::int64_t from = first + timetile::written_from(b, l);
+          const std::int64_t to = first + timetile::written_to(b, out, side, l, n);
+          for (std::int64_t i = std::max<std::int64_t>(from, 1); i < std::min(to, n - 1); ++i) {
+            ++seen[static_cast<std::size_t>(i)];
+            ASSERT_GE(std::max<std::int64_t>(i - l, 0), first) << what << " x " << i;
+            ASSERT_LT(std::min(i + l, n - 1), first + side) << what << " x " << i;
+          }
+        }
+        for (std::int64_t i = 1; i + 1 < n; ++i)
+          ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1) << what << " x " << i;
+      }
+    }
+  // 4 levels, 64 points along x: one tile up to N = 64, two up to 120, three up to 176.
+  EXPECT_EQ(timetile::tiles_along(64, 64, 56), 1);
+  EXPECT_EQ(timetile::tiles_along(65, 64, 56), 2);
+  EXPECT_EQ(timetile::tiles_along(120, 64, 56), 2);
+  EXPECT_EQ(timetile::tiles_along(121, 64, 56), 3);
+  EXPECT_EQ(timetile::tiles_along(256, 64, 56), 5);
+  EXPECT_EQ(timetile::tiles_along(512, 64, 56), 9);
 }
 
 // ---- on the GPU ------------------------------------------------------------------------------
@@ -427,7 +466,7 @@ TYPED_TEST(TimeTileTypes, MatchesCudaNormBitForBit) {
   std::vector<int> ks{1, 2, 3, 4};
   if (sizeof(T) == 4) ks.insert(ks.end(), {6, 8});
   int ran = 0;
-  for (const std::int64_t n : {3, 4, 5, 17, 33, 64, 65, 130}) {
+  for (const std::int64_t n : {3, 4, 5, 17, 33, 64, 65, 120, 121, 130}) {
     JacobiResult r12;
     test::run_stencil(plain, 3, n, JacobiStop{12, -1, 1}, r12);
     for (const int k : ks) {
@@ -463,7 +502,7 @@ TYPED_TEST(TimeTileTypes, MatchesCudaNormBitForBit) {
       }
     }
   }
-  EXPECT_EQ(ran, 8 * static_cast<int>(ks.size()) * 5 * 6);
+  EXPECT_EQ(ran, 10 * static_cast<int>(ks.size()) * 5 * 6);
 }
 
 // A small room at every level, under the chunks and the even split: each of the sweep's
