@@ -53,7 +53,7 @@ __device__ __forceinline__ T* tile_planes() {
 // bit for bit. Points outside the tile's valid region at a level (its outer L - t points but on
 // a wall's side, the planes before the chunk's first) hold values that no written point depends
 // on. Walls keep their value at every level (the point's centre is passed on), as both grids
-// hold the walls: so the tiles at a wall write up to it (timetile_plan.hpp: written_from, _to).
+// hold the walls: so the tiles at a wall write up to it (timetile_plan.hpp: Axis).
 // With NORM the squared change of level L (against level L-1) over the written points is added
 // to CHANGE. With VEC (W = 2 and N even: the host's choice) a thread's points are one 16-byte
 // access in memory too. march_column marches the tile (BX, BY) through its chunk of output
@@ -66,9 +66,7 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   constexpr Shape S{W, R};
   static_assert((W == 1 || W == 2) && (W == 2 || !VEC) && R >= 1 && W * R <= 32 && S.out_y(L) > 0);
   constexpr int TX = S.threads_x();
-  constexpr int P = S.shared_row();    // a shared row
-  constexpr int OX = Shape::out_x(L);  // points written along x, OY along y
-  constexpr int OY = S.out_y(L);
+  constexpr int P = S.shared_row();            // a shared row
   constexpr int PLANE = S.plane_values();      // a shared plane: a border row above and below
   constexpr unsigned kPoints = (1u << W) - 1;  // the bits of one row's points
   using Vw = stencil::Vec<T, W>;
@@ -90,14 +88,13 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
   const Ix n = static_cast<Ix>(r.n);
   const std::int64_t nn = r.n * r.n;
-  // The tile's first point along x and y (first_point: tile 0 at the wall), the thread's points
-  // x .. x + W - 1 of rows y0 .. y0 + R - 1, and the tile's written part (written_from, _to).
-  const Ix tile_x = static_cast<Ix>(first_point(bx, OX)),
-           tile_y = static_cast<Ix>(first_point(by, OY));
-  const Ix x = tile_x + W * tx;
-  const Ix y0 = tile_y + ty * R;
-  const int col_from = written_from(bx, L), col_to = written_to(bx, OX, kTileX, L, r.n);
-  const int row_from = written_from(by, L), row_to = written_to(by, OY, S.tile_y(), L, r.n);
+  // The tiles along x and y (Axis), the thread's points x .. x + W - 1 of rows y0 .. y0 + R - 1,
+  // and the part of the tile it writes.
+  constexpr Axis AX = x_axis(sizeof(T), L), AY = y_axis(S, L);
+  const Ix x = static_cast<Ix>(AX.start(bx)) + W * tx;
+  const Ix y0 = static_cast<Ix>(AY.start(by)) + ty * R;
+  const int col_from = AX.written_from(bx), col_to = AX.written_to(bx, r.n);
+  const int row_from = AY.written_from(by), row_to = AY.written_to(by, r.n);
   const Ix z0 = 1 + static_cast<Ix>(from);
   const Ix z1 = z0 + planes < n - 1 ? z0 + static_cast<Ix>(planes) : n - 1;
   const Ix first = z0 - L > 0 ? z0 - L : 0;  // the first plane read
@@ -124,7 +121,7 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   // Where pinned_masks, the masks opaque to the compiler from here: one register each.
   if constexpr (pinned_masks(sizeof(T), L))
     asm("" : "+r"(loadable), "+r"(interior), "+r"(heat), "+r"(written));
-  const Ix col = y0 * n + x;  // the thread's first point in a plane
+  const Ix col = y0 * n + x;  // the thread's first point in a plane (may be < 0)
 
   T bl[L][R][W], ahead[R][W];
 #pragma unroll

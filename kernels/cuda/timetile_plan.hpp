@@ -21,8 +21,7 @@ namespace mm::timetile {
 // neighbouring tiles, so a tile writes (64 - 2L) x (H - 2L) points of each plane. Wide tiles
 // waste less: at L = 2 in double (W = 1, R = 8) 60 x 60 of 64 x 64 points are written (1.14
 // computed a written point). A wall needs no halo: it holds its value at every level, so the
-// tiles start at the walls (first_point) and the first and the last along each axis write up to
-// the wall on that side (written_from, written_to).
+// first and the last tile along each axis write up to the wall on that side (Axis).
 constexpr int kTileX = 64;
 constexpr int kThreads = 512;
 constexpr std::int64_t kMaxGridYZ = 65535;
@@ -71,7 +70,7 @@ MM_TIMETILE_HD constexpr bool selected_change(int levels) {
 
 // The points a thread holds at L levels. Two along x (W = 2) move a pair as one access in
 // shared memory (16 bytes in double), and in global memory where N is even (tiles then start on
-// even x: first_point), halving the loads, stores and index arithmetic a point. Fraction of the
+// even x: x_first), halving the loads, stores and index arithmetic a point. Fraction of the
 // single-sweep copy bound at N = 256 / 384 / 512 / 768, W = 2 against W = 1 in one call
 // (bench/results/issue16_eighth_pass_*.md): double K = 4 H100 1.54 / 1.90 / 1.91 / 1.99
 // against 1.33 / 1.59 / 1.61 / 1.67, H200 1.09 / 1.34 / 1.35 / 1.40 against 0.96 / 1.16 / 1.17
@@ -95,7 +94,7 @@ struct Shape {
   MM_TIMETILE_HD constexpr int shared_row() const { return kTileX + 2 * points; }
   // Points a tile writes along x at L levels (its halo of L points a side recomputed by the
   // tiles beside), and so the step from one tile to the next (the first and the last write up to
-  // the wall: written_from, written_to).
+  // the wall: Axis).
   static MM_TIMETILE_HD constexpr int out_x(int levels) { return kTileX - 2 * levels; }
   // Rows a tile writes along y.
   MM_TIMETILE_HD constexpr int out_y(int levels) const { return tile_y() - 2 * levels; }
@@ -108,7 +107,7 @@ struct Shape {
   }
 };
 // Where a thread's pair is one access in global memory too: N even (the rows then start on even
-// x, and so do the tiles: first_point). EVEN below is this, for the plan and the runner's choice of
+// x, and so do the tiles: x_first). EVEN below is this, for the plan and the runner's choice of
 // kernel alike.
 constexpr bool pairs_aligned(std::int64_t n) {
   return n % 2 == 0;
@@ -121,31 +120,53 @@ constexpr Shape shape(std::size_t value_bytes, int levels, bool even) {
   if (levels <= 2) return {1, 8};
   return {2, levels == 4 && even ? 3 : 2};
 }
-// Tile B along an axis of the room (N points, walls at 0 and N - 1) starts at point B OUT, OUT
-// the points a tile writes along it: tile 0 at the wall, and every tile on an even x (pairs of
-// W = 2 aligned in memory where N is even: OUT = 64 - 2L is even).
-MM_TIMETILE_HD constexpr std::int64_t first_point(std::int64_t b, int out) {
-  return b * out;
+// The tiles along one axis of the room (N points, walls at 0 and N - 1): SIDE points each, the
+// halo included, each writing OUT = SIDE - 2L, tile B starting at point FIRST + B OUT. FIRST <= 0:
+// tile 0 holds the wall at 0.
+struct Axis {
+  int side = kTileX, levels = 1, first = 0;
+  MM_TIMETILE_HD constexpr int out() const { return side - 2 * levels; }
+  MM_TIMETILE_HD constexpr std::int64_t start(std::int64_t b) const { return first + b * out(); }
+  // The tile's points that its last level holds right, as offsets from its start: from L in, or
+  // from 0 in tile 0 (the wall's value is the same at every level, so no level there depends on
+  // a point outside the tile) ...
+  MM_TIMETILE_HD constexpr int written_from(std::int64_t b) const { return b == 0 ? 0 : levels; }
+  // ... up to SIDE - L, or up to SIDE where the tile holds the wall N - 1. Within 1..N-2 the
+  // tiles' written points so cover the axis once: tile B + 1 writes from start(B) + SIDE - L on.
+  MM_TIMETILE_HD constexpr int written_to(std::int64_t b, std::int64_t n) const {
+    return start(b) + side >= n ? side : side - levels;
+  }
+  // The tiles: the fewest whose last holds the wall N - 1.
+  MM_TIMETILE_HD constexpr std::int64_t tiles(std::int64_t n) const {
+    return n - first <= side ? 1 : 1 + (n - first - side + out() - 1) / out();
+  }
+};
+// Where the tiles start along x: at the wall (0), unless the tiles' written rows could start on
+// the 32-byte sectors of memory (OUT values a whole number of sectors) and would not from 0.
+// Then at the nearest point below 0 that puts them there (even: pairs of W = 2 aligned). Along y
+// the tiles start at the wall: every row is its own run of memory.
+// - Double at 4 levels starts at 0 (written from 60 + 56 b: 480 + 448 b bytes). Against tiles
+//   from x = -4 (their halo past the wall, as before 0a56a67), it saves a tile a side at N = 512
+//   (9 x 13 tiles against 10 x 13) and a row of tiles at N = 768 (19 against 20). H200, fraction
+//   of the single-sweep copy bound at N = 256 / 384 / 512 / 768 in one call
+//   (bench/results/issue16_fortyfirst_pass_*.md): 1.32 / 1.66 / 1.83 / 1.88 against 1.33 / 1.66 /
+//   1.65 / 1.80.
+// - Single at 4 levels starts at -4 (written from 56 b). From 0 its rows were written from 60 +
+//   56 b, half a sector in, two blocks writing each sector between tiles: 1.02 / 1.28 / 1.37 /
+//   1.32 against 1.04 / 1.38 / 1.27 / 1.50 (512 with a tile fewer a side).
+MM_TIMETILE_HD constexpr int x_first(std::size_t value_bytes, int levels) {
+  constexpr int kSector = 32;
+  const int bytes = static_cast<int>(value_bytes), out = kTileX - 2 * levels;
+  if (out * bytes % kSector != 0) return 0;
+  int c = 0;
+  while (c > -kTileX && ((c + levels) * bytes % kSector != 0 || c % 2 != 0)) --c;
+  return c;
 }
-// The tile's points (of SIDE along the axis) that its last level holds right, as offsets from
-// its first point: from L in, or from 0 at the wall (tile 0: the wall's value is the same at
-// every level, so no level there depends on a point outside the tile) ...
-MM_TIMETILE_HD constexpr int written_from(std::int64_t b, int levels) {
-  return b == 0 ? 0 : levels;
+MM_TIMETILE_HD constexpr Axis x_axis(std::size_t value_bytes, int levels) {
+  return {kTileX, levels, x_first(value_bytes, levels)};
 }
-// ... up to SIDE - L, or up to SIDE where the tile holds the wall N - 1. The tiles' written
-// points (within 1..N-2) so cover the axis once: tile B + 1 writes from first_point(B) + OUT +
-// L = first_point(B) + SIDE - L on.
-MM_TIMETILE_HD constexpr int written_to(std::int64_t b, int out, int side, int levels,
-                                        std::int64_t n) {
-  return first_point(b, out) + side >= n ? side : side - levels;
-}
-// Tiles of SIDE points writing OUT along an axis of N points: the fewest whose last holds the
-// wall N - 1. Against tiles that start L points before x = 1 (their halo past the wall), at L = 4
-// that saves a tile a side at N = 512 (9 of 64 against 10) and a row of tiles in double at
-// N = 768 (19 of 48 rows against 20).
-constexpr std::int64_t tiles_along(std::int64_t n, int side, int out) {
-  return n <= side ? 1 : 1 + (n - side + out - 1) / out;
+MM_TIMETILE_HD constexpr Axis y_axis(const Shape& s, int levels) {
+  return {s.tile_y(), levels, 0};
 }
 // Dynamic shared memory of a block: each level's centre plane of the tile, with a border (rows
 // of 64 + 2W, H + 2 rows) so that the halo's outer points read no neighbour outside the array,
@@ -313,8 +334,8 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   l.rows = s.rows;
   l.out_x = Shape::out_x(levels);
   l.out_y = s.out_y(levels);
-  l.gx = tiles_along(room.n, kTileX, static_cast<int>(l.out_x));
-  l.gy = tiles_along(room.n, s.tile_y(), static_cast<int>(l.out_y));
+  l.gx = x_axis(value_bytes, levels).tiles(room.n);
+  l.gy = y_axis(s, levels).tiles(room.n);
   if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
   const std::int64_t columns = l.gx * l.gy;
   const std::int64_t at_once = std::max<std::int64_t>(1, resident);

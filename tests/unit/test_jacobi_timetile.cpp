@@ -204,7 +204,7 @@ TEST(TimeTile, LevelsAndRowsFitTheRegistersAndSharedMemory) {
         // is a multiple of the points it writes.
         if (s.points == 2) {
           for (std::int64_t b = 0; b < 5; ++b)
-            EXPECT_EQ(timetile::first_point(b, timetile::Shape::out_x(l)) % 2, 0) << what;
+            EXPECT_EQ(timetile::x_axis(bytes, l).start(b) % 2, 0) << what;
         }
       }
   // Double at 2 levels: one point a thread, 64 x 64 tiles, 60 x 60 written, two buffers of two
@@ -342,7 +342,7 @@ TEST(TimeTile, PlanCoversTheRoom) {
   EXPECT_EQ(l.out_y, timetile::shape(4, 8, true).tile_y() - 16);
   // Double at 4 levels, two points a thread: with N = 512 64 x 48 tiles write 56 x 40 (the first
   // and the last up to the wall), 9 x 13 tiles: 59 + 7 x 56 + 59 = 510 along x. With N = 511
-  // 64 x 32 tiles write 56 x 24, 21 rows of them. Single at 4 levels: 64 x 64 tiles, 9 x 9.
+  // 64 x 32 tiles write 56 x 24, 21 rows of them.
   l = timetile::plan(heated_room(3, 512), 8, 4, 0, 132);
   EXPECT_EQ(l.points, 2);
   EXPECT_EQ(l.rows, 3);
@@ -357,8 +357,10 @@ TEST(TimeTile, PlanCoversTheRoom) {
   EXPECT_EQ(l.out_y, 24);
   EXPECT_EQ(l.gy, 21);
   EXPECT_EQ(l.shared, timetile::shared_bytes(8, 4, false));
+  // Single at 4 levels: 10 x 9 (its tiles along x start at -4: timetile::x_first).
   l = timetile::plan(heated_room(3, 512), 4, 4, 0, 132);
-  EXPECT_EQ(l.gx * l.gy, 81);
+  EXPECT_EQ(l.gx, 10);
+  EXPECT_EQ(l.gy, 9);
   // N = 768 in double: 19 rows of 48 (43 + 17 x 40 + 43 = 766), not 20.
   EXPECT_EQ(timetile::plan(heated_room(3, 768), 8, 4, 0, 132).gy, 19);
   // The smallest rooms: one tile, one plane a chunk at most.
@@ -382,37 +384,65 @@ TEST(TimeTile, PlanCoversTheRoom) {
 // Along each axis the tiles' written points cover 1..N-2 once; each is held right after L levels
 // (its neighbours within L, up to the walls, lie in the tile); the last tile is the first to
 // hold the wall N - 1, so none is spare.
-TEST(TimeTile, TilesStartAtTheWalls) {
-  for (const int side : {32, 48, 64})
-    for (int l = 1; l <= 8 && side - 2 * l >= 16; ++l) {
-      const int out = side - 2 * l;
-      for (std::int64_t n = 3; n <= 400; ++n) {
-        const std::string what =
-            "side " + std::to_string(side) + " L " + std::to_string(l) + " N " + std::to_string(n);
-        const std::int64_t tiles = timetile::tiles_along(n, side, out);
-        std::vector<int> seen(static_cast<std::size_t>(n), 0);
-        for (std::int64_t b = 0; b < tiles; ++b) {
-          const std::int64_t first = timetile::first_point(b, out);
-          EXPECT_EQ(first + side >= n, b == tiles - 1) << what << " tile " << b;
-          const std::int64_t from = first + timetile::written_from(b, l);
-          const std::int64_t to = first + timetile::written_to(b, out, side, l, n);
-          for (std::int64_t i = std::max<std::int64_t>(from, 1); i < std::min(to, n - 1); ++i) {
-            ++seen[static_cast<std::size_t>(i)];
-            ASSERT_GE(std::max<std::int64_t>(i - l, 0), first) << what << " x " << i;
-            ASSERT_LT(std::min(i + l, n - 1), first + side) << what << " x " << i;
-          }
-        }
-        for (std::int64_t i = 1; i + 1 < n; ++i)
-          ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1) << what << " x " << i;
-      }
+void expect_axis_covers(const timetile::Axis& a, std::int64_t n, const std::string& what) {
+  const std::int64_t tiles = a.tiles(n);
+  std::vector<int> seen(static_cast<std::size_t>(n), 0);
+  for (std::int64_t b = 0; b < tiles; ++b) {
+    const std::int64_t first = a.start(b);
+    EXPECT_EQ(first + a.side >= n, b == tiles - 1) << what << " tile " << b;
+    const std::int64_t from = first + a.written_from(b), to = first + a.written_to(b, n);
+    for (std::int64_t i = std::max<std::int64_t>(from, 1); i < std::min(to, n - 1); ++i) {
+      ++seen[static_cast<std::size_t>(i)];
+      ASSERT_GE(std::max<std::int64_t>(i - a.levels, 0), first) << what << " x " << i;
+      ASSERT_LT(std::min(i + a.levels, n - 1), first + a.side) << what << " x " << i;
     }
-  // 4 levels, 64 points along x: one tile up to N = 64, two up to 120, three up to 176.
-  EXPECT_EQ(timetile::tiles_along(64, 64, 56), 1);
-  EXPECT_EQ(timetile::tiles_along(65, 64, 56), 2);
-  EXPECT_EQ(timetile::tiles_along(120, 64, 56), 2);
-  EXPECT_EQ(timetile::tiles_along(121, 64, 56), 3);
-  EXPECT_EQ(timetile::tiles_along(256, 64, 56), 5);
-  EXPECT_EQ(timetile::tiles_along(512, 64, 56), 9);
+  }
+  for (std::int64_t i = 1; i + 1 < n; ++i)
+    ASSERT_EQ(seen[static_cast<std::size_t>(i)], 1) << what << " x " << i;
+}
+
+TEST(TimeTile, TilesEndAtTheWalls) {
+  for (const int side : {32, 48, 64})
+    for (int l = 1; l <= 8 && side - 2 * l >= 16; ++l)
+      for (const int first : {0, -1, -2, -l})
+        for (std::int64_t n = 3; n <= 400; ++n)
+          expect_axis_covers({side, l, first}, n,
+                             "side " + std::to_string(side) + " L " + std::to_string(l) +
+                                 " first " + std::to_string(first) + " N " + std::to_string(n));
+  // The tiles along x of the kernels: from the wall, or where the written rows can start on the
+  // 32-byte sectors, from the nearest point below it that puts them there.
+  for (const std::size_t bytes : {std::size_t{4}, std::size_t{8}})
+    for (int l = 1; l <= timetile::max_levels(bytes); ++l) {
+      const timetile::Axis a = timetile::x_axis(bytes, l);
+      const std::string what = std::to_string(bytes) + " bytes L " + std::to_string(l);
+      EXPECT_EQ(a.side, timetile::kTileX) << what;
+      EXPECT_EQ(a.out(), timetile::Shape::out_x(l)) << what;
+      EXPECT_LE(a.first, 0) << what;
+      EXPECT_EQ(a.first % 2, 0) << what;
+      const auto sector = [&](std::int64_t x) { return x * static_cast<std::int64_t>(bytes) % 32; };
+      if (sector(a.out()) == 0) {
+        EXPECT_EQ(sector(a.start(1) + l), 0) << what;
+      } else {
+        EXPECT_EQ(a.first, 0) << what;
+      }
+      for (const std::int64_t n : {3, 64, 65, 129, 256, 384, 512, 768})
+        expect_axis_covers(a, n, what + " N " + std::to_string(n));
+    }
+  EXPECT_EQ(timetile::x_axis(8, 4).first, 0);
+  EXPECT_EQ(timetile::x_axis(4, 4).first, -4);
+  EXPECT_EQ(timetile::x_axis(8, 2).first, -2);
+  EXPECT_EQ(timetile::x_axis(4, 8).first, 0);
+  EXPECT_EQ(timetile::x_axis(4, 3).first, 0);
+  // 4 levels, 64 points from the wall: one tile up to N = 64, two up to 120, three up to 176.
+  const timetile::Axis wall{64, 4, 0};
+  EXPECT_EQ(wall.tiles(64), 1);
+  EXPECT_EQ(wall.tiles(65), 2);
+  EXPECT_EQ(wall.tiles(120), 2);
+  EXPECT_EQ(wall.tiles(121), 3);
+  EXPECT_EQ(wall.tiles(256), 5);
+  EXPECT_EQ(wall.tiles(512), 9);
+  // From -4, as single's x: 10 at N = 512.
+  EXPECT_EQ(timetile::Axis({64, 4, -4}).tiles(512), 10);
 }
 
 // ---- on the GPU ------------------------------------------------------------------------------
