@@ -141,23 +141,32 @@ struct Axis {
     return n - first <= side ? 1 : 1 + (n - first - side + out() - 1) / out();
   }
 };
-// Where the tiles start along x: at the wall (0), unless the tiles' written rows could start on
-// the 32-byte sectors of memory (OUT values a whole number of sectors) and would not from 0.
-// Then at the nearest point below 0 that puts them there (even: pairs of W = 2 aligned). Along y
-// the tiles start at the wall: every row is its own run of memory.
-// - Double at 4 levels starts at 0 (written from 60 + 56 b: 480 + 448 b bytes). Against tiles
-//   from x = -4 (their halo past the wall, as before 0a56a67), it saves a tile a side at N = 512
-//   (9 x 13 tiles against 10 x 13) and a row of tiles at N = 768 (19 against 20). H200, fraction
-//   of the single-sweep copy bound at N = 256 / 384 / 512 / 768 in one call
-//   (bench/results/issue16_fortyfirst_pass_*.md): 1.32 / 1.66 / 1.83 / 1.88 against 1.33 / 1.66 /
-//   1.65 / 1.80.
-// - Single at 4 levels starts at -4 (written from 56 b). From 0 its rows were written from 60 +
-//   56 b, half a sector in, two blocks writing each sector between tiles: 1.02 / 1.28 / 1.37 /
-//   1.32 against 1.04 / 1.38 / 1.27 / 1.50 (512 with a tile fewer a side).
+// Where the tiles start along x. Where the points a tile writes are a whole number of the
+// 32-byte sectors of memory (OUT x the value's bytes), at the largest point <= 0 (even: pairs
+// of W = 2 aligned) from which every tile's written rows lie on sectors. Elsewhere they cannot,
+// and the tiles start where tile 0's first written point is x = 1, its halo past the wall (one
+// point further left where pairs need an even start), as before 0a56a67. Along y the tiles
+// start at the wall: each row is its own run of memory. H200, fraction of the single-sweep copy
+// bound at N = 256 / 384 / 512 / 768, one call (bench/results/issue16_fortyfirst_pass_*.md):
+// - Double at 4 levels starts at 0 (written from 60 + 56 b: 480 + 448 b bytes). Against -4 it
+//   saves a tile a side at N = 512 (9 x 13 tiles against 10 x 13), and the start at 0 along y a
+//   row of tiles at 768 (19 against 20): 1.33 / 1.67 / 1.84 / 1.88 against 1.34 / 1.68 / 1.66 /
+//   1.81.
+// - Single at 4 levels starts at -4 (written from 56 b). From 0 its rows were written from
+//   60 + 56 b, half a sector in, two blocks writing each sector between tiles: 1.02 / 1.28 /
+//   1.37 / 1.32 against 1.04 / 1.38 / 1.27 / 1.50. Along y from 0 it saves a row of tiles at
+//   N = 512: 1.04 / 1.37 / 1.39 / 1.50.
+// - Double at 2 levels starts at -2 (written from 60 b), not -1: 1.03 / 1.24 / 1.33 / 1.41
+//   against 1.02 / 1.22 / 1.31 / 1.37.
+// - Double at 3 levels and single at 2 and 3 (OUT not whole sectors): from 0 they lost 1-3%
+//   against the start before (single at 2 levels, N = 768: 1.13 against 1.17).
 MM_TIMETILE_HD constexpr int x_first(std::size_t value_bytes, int levels) {
   constexpr int kSector = 32;
   const int bytes = static_cast<int>(value_bytes), out = kTileX - 2 * levels;
-  if (out * bytes % kSector != 0) return 0;
+  if (out * bytes % kSector != 0) {
+    const bool pairs = bytes == 4 ? levels >= 2 && levels <= 4 : levels >= 3;  // shape()'s W = 2
+    return 1 - levels - (pairs && levels % 2 == 0 ? 1 : 0);
+  }
   int c = 0;
   while (c > -kTileX && ((c + levels) * bytes % kSector != 0 || c % 2 != 0)) --c;
   return c;

@@ -409,21 +409,27 @@ TEST(TimeTile, TilesEndAtTheWalls) {
           expect_axis_covers({side, l, first}, n,
                              "side " + std::to_string(side) + " L " + std::to_string(l) +
                                  " first " + std::to_string(first) + " N " + std::to_string(n));
-  // The tiles along x of the kernels: from the wall, or where the written rows can start on the
-  // 32-byte sectors, from the nearest point below it that puts them there.
+  // The tiles along x of the kernels: where a tile's written points are whole sectors, from the
+  // largest start <= 0 that puts every tile's on the 32-byte sectors; elsewhere tile 0 writes
+  // from x = 1 (pairs: its start even).
   for (const std::size_t bytes : {std::size_t{4}, std::size_t{8}})
     for (int l = 1; l <= timetile::max_levels(bytes); ++l) {
       const timetile::Axis a = timetile::x_axis(bytes, l);
+      const bool pairs = timetile::shape(bytes, l, true).points == 2;
       const std::string what = std::to_string(bytes) + " bytes L " + std::to_string(l);
       EXPECT_EQ(a.side, timetile::kTileX) << what;
       EXPECT_EQ(a.out(), timetile::Shape::out_x(l)) << what;
       EXPECT_LE(a.first, 0) << what;
-      EXPECT_EQ(a.first % 2, 0) << what;
+      if (pairs) {
+        EXPECT_EQ(a.first % 2, 0) << what;
+      }
       const auto sector = [&](std::int64_t x) { return x * static_cast<std::int64_t>(bytes) % 32; };
       if (sector(a.out()) == 0) {
-        EXPECT_EQ(sector(a.start(1) + l), 0) << what;
+        for (std::int64_t b = 1; b < 4; ++b) EXPECT_EQ(sector(a.start(b) + l), 0) << what;
+        EXPECT_NE(sector(a.first + 2 + l) == 0 && (a.first + 2) % 2 == 0 && a.first + 2 <= 0, true)
+            << what << ": not the largest";
       } else {
-        EXPECT_EQ(a.first, 0) << what;
+        EXPECT_EQ(a.first + l, pairs && l % 2 == 0 ? 0 : 1) << what;
       }
       for (const std::int64_t n : {3, 64, 65, 129, 256, 384, 512, 768})
         expect_axis_covers(a, n, what + " N " + std::to_string(n));
@@ -432,7 +438,10 @@ TEST(TimeTile, TilesEndAtTheWalls) {
   EXPECT_EQ(timetile::x_axis(4, 4).first, -4);
   EXPECT_EQ(timetile::x_axis(8, 2).first, -2);
   EXPECT_EQ(timetile::x_axis(4, 8).first, 0);
-  EXPECT_EQ(timetile::x_axis(4, 3).first, 0);
+  EXPECT_EQ(timetile::x_axis(8, 3).first, -2);
+  EXPECT_EQ(timetile::x_axis(4, 3).first, -2);
+  EXPECT_EQ(timetile::x_axis(4, 2).first, -2);
+  EXPECT_EQ(timetile::x_axis(4, 6).first, -5);
   // 4 levels, 64 points from the wall: one tile up to N = 64, two up to 120, three up to 176.
   const timetile::Axis wall{64, 4, 0};
   EXPECT_EQ(wall.tiles(64), 1);
