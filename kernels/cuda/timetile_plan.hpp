@@ -112,7 +112,7 @@ struct Shape {
 constexpr bool pairs_aligned(std::int64_t n) {
   return n % 2 == 0;
 }
-constexpr Shape shape(std::size_t value_bytes, int levels, bool even) {
+MM_TIMETILE_HD constexpr Shape shape(std::size_t value_bytes, int levels, bool even) {
   if (value_bytes == 4) {
     if (levels >= 2 && levels <= 4) return {2, 4};
     return {1, levels == 1 ? 8 : levels <= 6 ? 6 : 5};
@@ -164,7 +164,7 @@ MM_TIMETILE_HD constexpr int x_first(std::size_t value_bytes, int levels) {
   constexpr int kSector = 32;
   const int bytes = static_cast<int>(value_bytes), out = kTileX - 2 * levels;
   if (out * bytes % kSector != 0) {
-    const bool pairs = bytes == 4 ? levels >= 2 && levels <= 4 : levels >= 3;  // shape()'s W = 2
+    const bool pairs = shape(value_bytes, levels, true).points == 2;  // W whatever N
     return 1 - levels - (pairs && levels % 2 == 0 ? 1 : 0);
   }
   int c = 0;
