@@ -1,6 +1,6 @@
 // The launch shape of the time-tiled heated-room sweep (cuda-timetile, kernels/cuda/
 // jacobi_timetile.cu), planned on the host from the room, the levels and the GPU's size: plain
-// C++, no CUDA, so the rules are tested on any machine (tests/unit/test_jacobi_timetile.cpp).
+// C++, no CUDA, so the rules are tested on any machine (tests/unit/test_timetile_plan.cpp).
 #pragma once
 
 #include <algorithm>
