@@ -57,11 +57,12 @@ __device__ __forceinline__ T* tile_planes() {
 // With NORM the squared change of level L (against level L-1) over the written points is added
 // to CHANGE. With VEC (W = 2 and N even: the host's choice) a thread's points are one 16-byte
 // access in memory too. march_column marches the tile (BX, BY) through its chunk of output
-// planes [z0, z1): from 1 + FROM, PLANES of them, at most up to n - 2.
+// planes [z0, z1): from 1 + FROM, PLANES of them, at most up to n - 2; the tiles along y start
+// at Y_FIRST (timetile_plan.hpp's y_axis).
 template <class T, int L, int W, int R, bool NORM, bool VEC>
 __device__ __forceinline__ void march_column(const Room& r, const T* __restrict__ u,
                                              T* __restrict__ out, T src, T inv, std::int64_t bx,
-                                             std::int64_t by, std::int64_t from,
+                                             std::int64_t by, int y_first, std::int64_t from,
                                              std::int64_t planes, double& change) {
   constexpr Shape S{W, R};
   static_assert((W == 1 || W == 2) && (W == 2 || !VEC) && R >= 1 && W * R <= 32 && S.out_y(L) > 0);
@@ -90,7 +91,8 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   const std::int64_t nn = r.n * r.n;
   // The tiles along x and y (Axis), the thread's points x .. x + W - 1 of rows y0 .. y0 + R - 1,
   // and the part of the tile it writes.
-  constexpr Axis AX = x_axis(sizeof(T), L), AY = y_axis(S, L);
+  constexpr Axis AX = x_axis(sizeof(T), L);
+  const Axis AY{S.tile_y(), L, y_first};
   const Ix x = static_cast<Ix>(AX.start(bx)) + W * tx;
   const Ix y0 = static_cast<Ix>(AY.start(by)) + ty * R;
   const int col_from = AX.written_from(bx), col_to = AX.written_to(bx, r.n);
@@ -259,11 +261,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   if constexpr (even_split(L)) {
     for_each_share(sp, blockIdx.x, r.n - 2, [&](std::int64_t c, std::int64_t z0, std::int64_t z1) {
-      march_column<T, L, W, R, NORM, VEC>(r, u, out, src, inv, c % sp.gx, c / sp.gx, z0 - 1,
-                                          z1 - z0, change);
+      march_column<T, L, W, R, NORM, VEC>(r, u, out, src, inv, c % sp.gx, c / sp.gx, sp.y_first,
+                                          z0 - 1, z1 - z0, change);
     });
   } else {
-    march_column<T, L, W, R, NORM, VEC>(r, u, out, src, inv, blockIdx.x, blockIdx.y,
+    march_column<T, L, W, R, NORM, VEC>(r, u, out, src, inv, blockIdx.x, blockIdx.y, sp.y_first,
                                         blockIdx.z * sp.span, sp.span, change);
   }
   if constexpr (NORM)

@@ -145,8 +145,8 @@ struct Axis {
 // 32-byte sectors of memory (OUT x the value's bytes), at the largest point <= 0 (even: pairs
 // of W = 2 aligned) from which every tile's written rows lie on sectors. Elsewhere they cannot,
 // and the tiles start where tile 0's first written point is x = 1, its halo past the wall (one
-// point further left where pairs need an even start), as before 0a56a67. Along y the tiles
-// start at the wall: each row is its own run of memory. H200, fraction of the single-sweep copy
+// point further left where pairs need an even start), as before 0a56a67. Along y (y_axis)
+// each row is its own run of memory. H200, fraction of the single-sweep copy
 // bound at N = 256 / 384 / 512 / 768, one call (bench/results/issue16_fortyfirst_pass_*.md):
 // - Double at 4 levels starts at 0 (written from 60 + 56 b: 480 + 448 b bytes). Against -4 it
 //   saves a tile a side at N = 512 (9 x 13 tiles against 10 x 13), and the start at 0 along y a
@@ -174,8 +174,16 @@ MM_TIMETILE_HD constexpr int x_first(std::size_t value_bytes, int levels) {
 MM_TIMETILE_HD constexpr Axis x_axis(std::size_t value_bytes, int levels) {
   return {kTileX, levels, x_first(value_bytes, levels)};
 }
-MM_TIMETILE_HD constexpr Axis y_axis(const Shape& s, int levels) {
-  return {s.tile_y(), levels, 0};
+// Along y the tiles start at the wall (0), or for single at 4 levels at 1 - L (tile 0's first
+// written row is y = 1, its halo past the wall) wherever that takes no more tiles for N points.
+// H200, single at 4 levels, fraction of the single-sweep copy bound at N = 256 / 384 / 512 /
+// 768 (bench/results/issue16_fortysecond_pass_*.md): see there; from 1 - L at every N it lost
+// N = 512's row of tiles (10 against 9), and double at 4 levels from 1 - L lost 0.2-0.7
+// (issue16_fortyfirst_pass_*.md).
+MM_TIMETILE_HD constexpr Axis y_axis(std::size_t value_bytes, const Shape& s, int levels,
+                                     std::int64_t n) {
+  const Axis wall{s.tile_y(), levels, 0}, before{s.tile_y(), levels, 1 - levels};
+  return value_bytes == 4 && levels == 4 && before.tiles(n) == wall.tiles(n) ? before : wall;
 }
 // Dynamic shared memory of a block: each level's centre plane of the tile, with a border (rows
 // of 64 + 2W, H + 2 rows) so that the halo's outer points read no neighbour outside the array,
@@ -222,6 +230,7 @@ MM_TIMETILE_HD constexpr bool even_split(int levels) {
 struct Split {
   std::int64_t gx = 1;  // tiles along x
   std::int64_t stride = 1, span = 1, lanes = 1, slots = 1;
+  int y_first = 0;  // where the tiles start along y (y_axis)
 };
 
 // Calls F(column, z0, z1) for the planes [z0, z1) of each column that block B marches under
@@ -344,7 +353,8 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
   l.out_x = Shape::out_x(levels);
   l.out_y = s.out_y(levels);
   l.gx = x_axis(value_bytes, levels).tiles(room.n);
-  l.gy = y_axis(s, levels).tiles(room.n);
+  const Axis ay = y_axis(value_bytes, s, levels, room.n);
+  l.gy = ay.tiles(room.n);
   if (l.gy > kMaxGridYZ) throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
   const std::int64_t columns = l.gx * l.gy;
   const std::int64_t at_once = std::max<std::int64_t>(1, resident);
@@ -363,6 +373,7 @@ inline TileLaunch plan(const HeatedRoom& room, std::size_t value_bytes, int leve
     l.gz = (m + chunk - 1) / chunk;  // no empty chunk at the end
     l.split = {l.gx, l.gz * chunk, chunk, columns, columns * l.gz * chunk};
   }
+  l.split.y_first = ay.first;
   if (l.blocks() > kMaxGridX)
     throw DeviceError("--poisson3d grid too large for the time-tiled sweep");
   l.shared = shared_bytes(value_bytes, levels, aligned);

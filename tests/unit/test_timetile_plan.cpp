@@ -295,6 +295,24 @@ TEST(TimeTile, TilesEndAtTheWalls) {
   EXPECT_EQ(wall.tiles(512), 9);
   // From -4, as single's x: 10 at N = 512.
   EXPECT_EQ(timetile::Axis({64, 4, -4}).tiles(512), 10);
+  // Along y single at 4 levels starts at 1 - L where that takes no more tiles (not at 512);
+  // double and the other levels at the wall.
+  const timetile::Shape single4 = timetile::shape(4, 4, true);
+  for (const std::int64_t n : {17, 121, 256, 384, 768})
+    EXPECT_EQ(timetile::y_axis(4, single4, 4, n).first, -3) << n;
+  // 64 and 120: 1 and 2 tiles from 0, 2 and 3 from -3; 512: 9 against 10.
+  for (const std::int64_t n : {64, 120, 512})
+    EXPECT_EQ(timetile::y_axis(4, single4, 4, n).first, 0) << n;
+  EXPECT_EQ(timetile::y_axis(8, timetile::shape(8, 4, true), 4, 256).first, 0);
+  EXPECT_EQ(timetile::y_axis(4, timetile::shape(4, 3, true), 3, 256).first, 0);
+  for (const std::int64_t n : {3, 64, 65, 121, 256, 384, 511, 512, 768})
+    for (const std::size_t bytes : {std::size_t{4}, std::size_t{8}})
+      for (int l = 1; l <= timetile::max_levels(bytes); ++l) {
+        const timetile::Axis a =
+            timetile::y_axis(bytes, timetile::shape(bytes, l, n % 2 == 0), l, n);
+        expect_axis_covers(a, n, "y " + std::to_string(bytes) + " L " + std::to_string(l));
+        EXPECT_EQ(a.tiles(n), timetile::Axis({a.side, l, 0}).tiles(n));
+      }
 }
 
 }  // namespace
