@@ -177,9 +177,10 @@ MM_TIMETILE_HD constexpr Axis x_axis(std::size_t value_bytes, int levels) {
 // Along y the tiles start at the wall (0), or for single at 4 levels at 1 - L (tile 0's first
 // written row is y = 1, its halo past the wall) wherever that takes no more tiles for N points.
 // H200, single at 4 levels, fraction of the single-sweep copy bound at N = 256 / 384 / 512 /
-// 768 (bench/results/issue16_fortysecond_pass_*.md): see there; from 1 - L at every N it lost
-// N = 512's row of tiles (10 against 9), and double at 4 levels from 1 - L lost 0.2-0.7
-// (issue16_fortyfirst_pass_*.md).
+// 768, two calls alternating in one (bench/results/issue16_fortysecond_pass_*.md): 1.041 /
+// 1.376 / 1.396 / 1.501 against 1.032 / 1.370 / 1.389 / 1.495 from the wall (512 from the wall
+// in both: from 1 - L it takes a row of tiles more, 10 against 9). The kernels take the start
+// from the plan only there (stencil_timetile.cuh).
 MM_TIMETILE_HD constexpr Axis y_axis(std::size_t value_bytes, const Shape& s, int levels,
                                      std::int64_t n) {
   const Axis wall{s.tile_y(), levels, 0}, before{s.tile_y(), levels, 1 - levels};
