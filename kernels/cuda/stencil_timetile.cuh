@@ -91,12 +91,12 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   const std::int64_t nn = r.n * r.n;
   // The tiles along x and y (Axis), the thread's points x .. x + W - 1 of rows y0 .. y0 + R - 1,
   // and the part of the tile it writes.
-  // Y_FIRST as planned for single at 4 levels only, the other sweeps' from the wall as a
-  // constant: at run time it changed their code (ptxas), and double at 4 levels lost 0.3-0.6 of
-  // the copy bound on the H200 (bench/results/issue16_fortysecond_pass_*.md).
-  constexpr bool y_planned = sizeof(T) == 4 && L == 4;
+  // Y_FIRST where the plan chooses it (y_start_planned: single at 4 levels), the other sweeps'
+  // from the wall as a constant: at run time it changed their code (ptxas), and double at 4
+  // levels lost 0.3-0.6 of the copy bound on the H200
+  // (bench/results/issue16_fortysecond_pass_*.md).
   constexpr Axis AX = x_axis(sizeof(T), L);
-  const Axis AY{S.tile_y(), L, y_planned ? y_first : 0};
+  const Axis AY{S.tile_y(), L, y_start_planned(sizeof(T), L) ? y_first : 0};
   const Ix x = static_cast<Ix>(AX.start(bx)) + W * tx;
   const Ix y0 = static_cast<Ix>(AY.start(by)) + ty * R;
   const int col_from = AX.written_from(bx), col_to = AX.written_to(bx, r.n);

@@ -180,11 +180,14 @@ MM_TIMETILE_HD constexpr Axis x_axis(std::size_t value_bytes, int levels) {
 // 768, two calls alternating in one (bench/results/issue16_fortysecond_pass_*.md): 1.041 /
 // 1.376 / 1.396 / 1.501 against 1.032 / 1.370 / 1.389 / 1.495 from the wall (512 from the wall
 // in both: from 1 - L it takes a row of tiles more, 10 against 9). The kernels take the start
-// from the plan only there (stencil_timetile.cuh).
+// from the plan only there (y_start_planned; stencil_timetile.cuh).
+MM_TIMETILE_HD constexpr bool y_start_planned(std::size_t value_bytes, int levels) {
+  return value_bytes == 4 && levels == 4;
+}
 MM_TIMETILE_HD constexpr Axis y_axis(std::size_t value_bytes, const Shape& s, int levels,
                                      std::int64_t n) {
   const Axis wall{s.tile_y(), levels, 0}, before{s.tile_y(), levels, 1 - levels};
-  return value_bytes == 4 && levels == 4 && before.tiles(n) == wall.tiles(n) ? before : wall;
+  return y_start_planned(value_bytes, levels) && before.tiles(n) == wall.tiles(n) ? before : wall;
 }
 // Dynamic shared memory of a block: each level's centre plane of the tile, with a border (rows
 // of 64 + 2W, H + 2 rows) so that the halo's outer points read no neighbour outside the array,
