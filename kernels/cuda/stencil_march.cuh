@@ -163,13 +163,27 @@ __device__ __forceinline__ void sum_before(const Change& c) {
 // The neighbours summed in the reference's order (x-1, x+1, y-1, y+1, z-1, z+1, then h^2 f),
 // so that both round alike.
 template <class T>
-__device__ __forceinline__ T update(T l, T r, T yl, T yh, T zl, T zh, T f, T inv) {
+__device__ __forceinline__ T neighbours(T l, T r, T yl, T yh, T zl, T zh) {
   T v = l + r;
   v = v + yl;
   v = v + yh;
   v = v + zl;
-  v = v + zh;
-  return (v + f) * inv;
+  return v + zh;
+}
+template <class T>
+__device__ __forceinline__ T update(T l, T r, T yl, T yh, T zl, T zh, T f, T inv) {
+  return (neighbours(l, r, yl, yh, zl, zh) + f) * inv;
+}
+// update() with h^2 f given as H F, H 0 or 1 and F >= 0 (the heated room's source, or 0): the
+// product is exact (+0 or F), so the fused add rounds as update()'s v + f does, the same bits as
+// update(..., H ? F : 0, inv), and a sweep that holds H and F needs no select a point.
+template <class T>
+__device__ __forceinline__ T update_fma(T l, T r, T yl, T yh, T zl, T zh, T h, T f, T inv) {
+  const T v = neighbours(l, r, yl, yh, zl, zh);
+  if constexpr (sizeof(T) == 4)
+    return __fmaf_rn(h, f, v) * inv;
+  else
+    return __fma_rn(h, f, v) * inv;
 }
 // The same for a march along z: BEHIND and AHEAD the planes before and after the centre in
 // the march's direction (DOWN: z decreasing, so AHEAD is z - 1).

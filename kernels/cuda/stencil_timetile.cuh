@@ -86,6 +86,19 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   // issue16_sixth_pass_2026-11-25_8fc74d1.md, issue16_seventh_pass_2026-11-25_36f51a4.md).
   constexpr bool masks = sizeof(T) == 4 || L >= 4;
   using Mask = std::conditional_t<L * W * R <= 32, unsigned, unsigned long long>;
+  // Plane indices (z, the steps) in 32 bits at every level (a room of 2^31 planes would hold
+  // 2^93 points): only the offsets into the room need 64 (Ix). H200, fraction of the copy bound
+  // at N = 256 / 384 / 512 / 768, K = 4, one call (bench/results/issue16_fortyfourth_pass_*.md):
+  // double 1.369 / 1.714 / 1.887 / 1.921 against 1.321 / 1.658 / 1.832 / 1.869 (ptxas, double at
+  // 4 levels and R = 2: 110 registers against 116).
+  using Iz = int;
+  // In single (with MASKS) h^2 f is H F: H 0 or 1 a point (HW), F this step's source at the
+  // level's plane, 0 off the radiator's planes (FZ), added by one FMA (stencil::update_fma, the
+  // same bits) instead of a mask test and a select a point and level. H200, K = 4, with Iz: single
+  // 1.127 / 1.479 / 1.498 / 1.596 against 1.082 / 1.432 / 1.451 / 1.555 (Iz alone) and 1.038 /
+  // 1.374 / 1.395 / 1.497 (neither). A predicated add instead lost in single (1.104 / 1.458 /
+  // 1.478 / 1.582) and in double (1.294 / 1.622 / 1.791 / 1.832); in double H spills (ptxas).
+  constexpr bool heat_fma = masks && sizeof(T) == 4;
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
   const Ix n = static_cast<Ix>(r.n);
   const std::int64_t nn = r.n * r.n;
@@ -101,11 +114,12 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   const Ix y0 = static_cast<Ix>(AY.start(by)) + ty * R;
   const int col_from = AX.written_from(bx), col_to = AX.written_to(bx, r.n);
   const int row_from = AY.written_from(by), row_to = AY.written_to(by, r.n);
-  const Ix z0 = 1 + static_cast<Ix>(from);
-  const Ix z1 = z0 + planes < n - 1 ? z0 + static_cast<Ix>(planes) : n - 1;
-  const Ix first = z0 - L > 0 ? z0 - L : 0;  // the first plane read
-  const Ix last = z1 - 1 + L;                // the last step
-  const Ix last_read = last < n - 1 ? last : n - 1;
+  const Iz nz = static_cast<Iz>(r.n);
+  const Iz z0 = 1 + static_cast<Iz>(from);
+  const Iz z1 = z0 + planes < nz - 1 ? z0 + static_cast<Iz>(planes) : nz - 1;
+  const Iz first = z0 - L > 0 ? z0 - L : 0;  // the first plane read
+  const Iz last = z1 - 1 + L;                // the last step
+  const Iz last_read = last < nz - 1 ? last : nz - 1;
   // What depends on the thread's points only, as bit W q + e (row q, point e) of four masks.
   unsigned loadable = 0, interior = 0, heat = 0, written = 0;
 #pragma unroll
@@ -124,9 +138,20 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
         written |= 1u << b;
     }
   }
+  T hw[R][W];  // heat_fma: H, 1 where the point is the radiator's along x and y
+  if constexpr (heat_fma) {
+#pragma unroll
+    for (int q = 0; q < R; ++q)
+#pragma unroll
+      for (int e = 0; e < W; ++e) hw[q][e] = heat >> (W * q + e) & 1u ? T(1) : T(0);
+  }
   // Where pinned_masks, the masks opaque to the compiler from here: one register each.
-  if constexpr (pinned_masks(sizeof(T), L))
-    asm("" : "+r"(loadable), "+r"(interior), "+r"(heat), "+r"(written));
+  if constexpr (pinned_masks(sizeof(T), L)) {
+    if constexpr (heat_fma)
+      asm("" : "+r"(loadable), "+r"(interior), "+r"(written));
+    else
+      asm("" : "+r"(loadable), "+r"(interior), "+r"(heat), "+r"(written));
+  }
   const Ix col = y0 * n + x;  // the thread's first point in a plane (may be < 0)
 
   T bl[L][R][W], ahead[R][W];
@@ -143,7 +168,7 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
       read_points<T, W, VEC>(p, loadable >> (W * q) & kPoints, ahead[q]);
   }
   const int me = (ty * R + 1) * P + W + W * tx;  // the thread's first point in a shared plane
-  for (Ix s = first; s <= last; ++s) {
+  for (Iz s = first; s <= last; ++s) {
     const T* const cur = sh + (s & 1) * (L * PLANE) + me;  // the centre planes, levels 0..L-1
     T* const next = sh + (~s & 1) * (L * PLANE) + me;      // the next step's
     const bool more = s + 1 <= last_read;
@@ -152,14 +177,18 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
     const bool write = s - L >= z0 && s - L < z1;
     // Which points level t + 1 updates and heats on its plane (z = s - 1 - t) and which the
     // step writes: with MASKS, bits of this step's masks (bit t W R + W q + e for the thread's
-    // row q, point e), else tested at each point.
+    // row q, point e; heat_fma: the level's source FZ instead of HOT), else tested at each point.
     Mask upd = 0, hot = 0;
+    T fz[L];
     if constexpr (masks) {
 #pragma unroll
       for (int t = 0; t < L; ++t) {
-        const Ix z = s - 1 - t;
-        if (z >= 1 && z <= n - 2) upd |= Mask{interior} << (t * W * R);
-        if (within<Ix>(z, r.rz0, r.rz1)) hot |= Mask{heat} << (t * W * R);
+        const Iz z = s - 1 - t;
+        if (z >= 1 && z <= nz - 2) upd |= Mask{interior} << (t * W * R);
+        if constexpr (heat_fma)
+          fz[t] = within<Iz>(z, r.rz0, r.rz1) ? src : T(0);
+        else if (within<Iz>(z, r.rz0, r.rz1))
+          hot |= Mask{heat} << (t * W * R);
       }
     }
     const unsigned wr = write ? written : 0u;
@@ -180,7 +209,7 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
       stencil::store<T, W>(next + q * P, v);
 #pragma unroll
       for (int t = 0; t < L; ++t) {  // level t + 1 from level t, plane z
-        const Ix z = s - 1 - t;
+        const Iz z = s - 1 - t;
         const T* const c = cur + t * PLANE + q * P;
         const Vw hi = stencil::load<T, W>(c + P);
         // A row of the tile is one warp where TX = 32 (W = 2): in double the x neighbours are
@@ -203,15 +232,20 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
 #pragma unroll
         for (int e = 0; e < W; ++e) {
           const int b = W * q + e;
-          const bool hot_b = masks ? (hot >> (t * W * R + b) & 1u) != 0
-                                   : within<Ix>(z, r.rz0, r.rz1) && (heat >> b & 1u);
-          const T f = hot_b ? src : T(0);
           const T west = e == 0 ? left : c_mid[t].v[e > 0 ? e - 1 : 0];
           const T east = e == W - 1 ? right : c_mid[t].v[e + 1 < W ? e + 1 : 0];
-          const T w =
-              stencil::update(west, east, c_lo[t].v[e], hi.v[e], bl[t][q][e], v.v[e], f, inv);
+          T w;
+          if constexpr (heat_fma) {
+            w = stencil::update_fma(west, east, c_lo[t].v[e], hi.v[e], bl[t][q][e], v.v[e],
+                                    hw[q][e], fz[t], inv);
+          } else {
+            const bool hot_b = masks ? (hot >> (t * W * R + b) & 1u) != 0
+                                     : within<Iz>(z, r.rz0, r.rz1) && (heat >> b & 1u);
+            const T f = hot_b ? src : T(0);
+            w = stencil::update(west, east, c_lo[t].v[e], hi.v[e], bl[t][q][e], v.v[e], f, inv);
+          }
           const bool upd_b = masks ? (upd >> (t * W * R + b) & 1u) != 0
-                                   : z >= 1 && z <= n - 2 && (interior >> b & 1u);
+                                   : z >= 1 && z <= nz - 2 && (interior >> b & 1u);
           res.v[e] = upd_b ? w : c_mid[t].v[e];
           if constexpr (NORM && masks) {
             if constexpr (selected_change(L)) {
