@@ -203,8 +203,9 @@ constexpr std::size_t shared_bytes(std::size_t value_bytes, int levels, bool eve
 // the H200 (its default; N = 256..768: 1.01 / 1.21 / 1.28 / 1.28 of the copy bound, against
 // 0.94 / 1.11 / 1.18 / 1.22) and 1.01-1.08x on the H100; at three and four levels the schedule
 // lost 0.02-0.14 in an experiment (H200, K = 4 in double 0.81 / 0.96 / 0.97 / 1.01 against
-// 0.90 / 1.10 / 1.10 / 1.14), so those keep 64-bit indices and their code
-// (bench/results/issue16_sixth_pass_2026-11-25_8fc74d1.md).
+// 0.90 / 1.10 / 1.10 / 1.14), so those keep 64-bit offsets and their code
+// (bench/results/issue16_sixth_pass_2026-11-25_8fc74d1.md). Plane indices are 32-bit at every
+// level (stencil_timetile.cuh's Iz; issue16_fortyfourth_pass_*.md).
 constexpr int kMaxIndex32Levels = 2;
 // The largest N whose plane offsets (y n + x, up to n^2 + n) fit an int.
 constexpr std::int64_t kMaxIndex32Side = 46340;
