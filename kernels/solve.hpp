@@ -34,6 +34,10 @@ SolveMethod parse_method(const std::string& name);
 inline bool is_iterative(SolveMethod m) {
   return m == SolveMethod::cg || m == SolveMethod::bicgstab || m == SolveMethod::gmres;
 }
+// The methods that read A dense (SolveProblem::dense); the others read the CSR only.
+inline bool is_dense(SolveMethod m) {
+  return m == SolveMethod::lu || m == SolveMethod::gauss;
+}
 
 // GMRES's orthogonalization of each new Krylov vector against the basis. mgs: modified
 // Gram-Schmidt, j+2 dot products in sequence at step j (each after the previous projection):

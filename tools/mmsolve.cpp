@@ -89,7 +89,7 @@ void plan_solve(const PlanInput& a, const PlanInput& b, const std::string& metho
                ix = index_size(a.h.rows, a.h.cols, 2 * a.entries);
   const double n = static_cast<double>(a.h.rows), k = static_cast<double>(b.h.cols);
   const SolveMethod method = expected_method(method_opt, a.h, a.expanded);
-  const bool dense = method == SolveMethod::lu || method == SolveMethod::gauss;
+  const bool dense = is_dense(method);
   plan_csr(p.host, a, ix, v);
   if (dense) {
     plan_dense(p.host, a, v);
@@ -176,9 +176,9 @@ int run(const Cli& cli) {
       const auto& impl =
           pick_impl(solve_impls<I, T>(method), std::string("solve --method ") + method_name(method),
                     c.impl, device);
-      const bool dense = method == SolveMethod::lu || method == SolveMethod::gauss;
+      const bool dense = is_dense(method);
       const SolveMethod expected = expected_method(method_opt, h, pa->expanded);
-      if (dense && expected != SolveMethod::lu && expected != SolveMethod::gauss) {
+      if (dense && !is_dense(expected)) {
         // auto chose a dense method the header did not foretell: A dense and its factors too.
         MemoryPlan more = plan.host;
         more.add("A dense and factors", 2 * dense_bytes(n, n, sizeof(T)));
