@@ -8,7 +8,6 @@
 
 #include "cuda/stencil_march.cuh"
 #include "cuda/timetile_plan.hpp"
-#include "cuda/tma.cuh"
 
 namespace mm::timetile {
 
@@ -36,53 +35,6 @@ __device__ __forceinline__ T* tile_planes() {
   return reinterpret_cast<T*>(timetile_smem);
 }
 
-// The ties between the warps of a step where warp_ties (timetile_plan.hpp): warp w waits for the
-// step before of warps w - 1 and w + 1 only, whose rows beside its own it reads, on mbarriers in
-// shared memory. A warp arrives once a step, on barrier (its step) % 2 of its own two. It can be
-// one step ahead of a warp that waits on it (that warp's step before is all it waited for),
-// never two, so the parity of a barrier's phase names one step. The shared planes still
-// alternate between two buffers: a warp writes the buffer its neighbours read at the step before
-// only once both have finished that step. The constructor, called by every thread of the block
-// before the first step, ends in a block barrier (which also publishes what the block wrote to
-// shared memory before it).
-template <int WARPS>
-class WarpTies {
- public:
-  __device__ WarpTies() {
-    if (threadIdx.x < 2 * WARPS)
-      cuda::sm90::mbar_init(cuda::sm90::smem_u32(bars() + threadIdx.x), 1);
-    __syncthreads();
-  }
-  // Before warp WARP's step reads the shared planes.
-  __device__ __forceinline__ void wait(int warp) const {
-    if (steps_ == 0) return;
-    const unsigned before = steps_ - 1, parity = before >> 1 & 1u;
-    const std::uint64_t* const b = bars() + (before & 1u) * WARPS;
-    if (warp > 0) cuda::sm90::mbar_wait(cuda::sm90::smem_u32(b + warp - 1), parity);
-    if (warp < WARPS - 1) cuda::sm90::mbar_wait(cuda::sm90::smem_u32(b + warp + 1), parity);
-  }
-  // After the step's last access to the shared planes.
-  __device__ __forceinline__ void arrive(int warp) {
-    __syncwarp();
-    if (threadIdx.x % 32 == 0)
-      cuda::sm90::mbar_arrive(cuda::sm90::smem_u32(bars() + (steps_ & 1u) * WARPS + warp));
-    ++steps_;
-  }
-
- private:
-  static __device__ __forceinline__ std::uint64_t* bars() {
-    __shared__ std::uint64_t b[2 * WARPS];
-    return b;
-  }
-  unsigned steps_ = 0;
-};
-
-// The block's barrier at each step's start: every warp waits for every warp's step before.
-struct BlockTies {
-  __device__ __forceinline__ void wait(int) const { __syncthreads(); }
-  __device__ __forceinline__ void arrive(int) {}
-};
-
 // 2.5D blocking. A block owns a tile of 64 x H points of (x, y), its halo of L points a side
 // included (timetile_plan.hpp), and marches along z through the planes [z0 - L, z1 + L) that
 // its chunk [z0, z1) of output planes needs. A thread holds W points of x in each of R rows of
@@ -91,7 +43,7 @@ struct BlockTies {
 // centre plane: in shared memory, written at the step before, read for the neighbours along
 // x and y and the points themselves) and s-t+1 (the points' own values just computed at level
 // t-1, or taken from u). Each new value goes to the other shared buffer as the next step's
-// centre plane of its level (one barrier a step, TIES: the two buffers alternate), and level L's is
+// centre plane of its level (one barrier a step: the two buffers alternate), and level L's is
 // written to OUT inside the tile's output part and its chunk. A thread walks its rows, and
 // each row through the levels, so that only the rows' BL stay in registers between steps
 // (L W R values; the centre values along y slide through three registers a level and point).
@@ -107,11 +59,11 @@ struct BlockTies {
 // access in memory too. march_column marches the tile (BX, BY) through its chunk of output
 // planes [z0, z1): from 1 + FROM, PLANES of them, at most up to n - 2; the tiles along y start
 // at Y_FIRST (timetile_plan.hpp's y_axis).
-template <class T, int L, int W, int R, bool NORM, bool VEC, class Ties>
+template <class T, int L, int W, int R, bool NORM, bool VEC>
 __device__ __forceinline__ void march_column(const Room& r, const T* __restrict__ u,
                                              T* __restrict__ out, T src, T inv, std::int64_t bx,
                                              std::int64_t by, int y_first, std::int64_t from,
-                                             std::int64_t planes, double& change, Ties& ties) {
+                                             std::int64_t planes, double& change) {
   constexpr Shape S{W, R};
   static_assert((W == 1 || W == 2) && (W == 2 || !VEC) && R >= 1 && W * R <= 32 && S.out_y(L) > 0);
   constexpr int TX = S.threads_x();
@@ -242,7 +194,7 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
     const unsigned wr = write ? written : 0u;
     // The centre values of rows q-1, q, q+1 of each level, sliding along q.
     Vw c_lo[L], c_mid[L];
-    ties.wait(ty);  // the centre planes of step s are complete (and step s-1's are read)
+    __syncthreads();  // the centre planes of step s are complete (and step s-1's are read)
 #pragma unroll
     for (int t = 0; t < L; ++t) {
       c_lo[t] = stencil::load<T, W>(cur + t * PLANE - P);
@@ -324,7 +276,6 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
           if (wb >> e & 1u) o[e] = v.v[e];
       }
     }
-    ties.arrive(ty);
   }
 }
 
@@ -332,7 +283,7 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
 // even_split(L) its planes of the Split (a 1D grid), a column at a time; with NORM the squared
 // change of its written points is reduced by the grid's last block into *SLOT
 // (stencil::reduce_change). Successive columns need no barrier between them: each step begins
-// with its ties' wait, and its threads read and write shared memory after it only.
+// with one, and its threads read and write shared memory after it only.
 template <class T, int L, int W, int R, bool NORM, bool VEC>
 __global__ void __launch_bounds__(kThreads, 1)
     timetile3_sweep(Room r, const T* __restrict__ u, T* __restrict__ out, T src, T inv, Split sp,
@@ -346,15 +297,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     T* const sh = tile_planes<T>();
     for (int i = threadIdx.x; i < kShared; i += kThreads) sh[i] = T(0);
   }
-  std::conditional_t<warp_ties(sizeof(T), Shape{W, R}), WarpTies<kThreads / 32>, BlockTies> ties;
   if constexpr (even_split(L)) {
     for_each_share(sp, blockIdx.x, r.n - 2, [&](std::int64_t c, std::int64_t z0, std::int64_t z1) {
       march_column<T, L, W, R, NORM, VEC>(r, u, out, src, inv, c % sp.gx, c / sp.gx, sp.y_first,
-                                          z0 - 1, z1 - z0, change, ties);
+                                          z0 - 1, z1 - z0, change);
     });
   } else {
     march_column<T, L, W, R, NORM, VEC>(r, u, out, src, inv, blockIdx.x, blockIdx.y, sp.y_first,
-                                        blockIdx.z * sp.span, sp.span, change, ties);
+                                        blockIdx.z * sp.span, sp.span, change);
   }
   if constexpr (NORM)
     stencil::reduce_change(change, slot, partials, counter, stencil::grid_block(),

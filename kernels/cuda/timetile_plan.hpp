@@ -120,19 +120,6 @@ MM_TIMETILE_HD constexpr Shape shape(std::size_t value_bytes, int levels, bool e
   if (levels <= 2) return {1, 8};
   return {2, levels == 4 && even ? 3 : 2};
 }
-// Whether the steps of the sweep of VALUE_BYTES values in shape S tie each warp to the two warps
-// beside it (stencil_timetile.cuh: WarpTies) rather than the whole block to one barrier a step:
-// where a warp holds whole rows of the tile (W = 2: 32 threads along x), a step reads besides its
-// own rows only the row beside each end, the last of the warp above and the first of the warp
-// below. The block barrier cost the step 8-9%: without it (racy, timing only) the H200 ran K = 4
-// 1.225 / 1.605 / 1.632 / 1.739 of the copy bound in single at N = 256 / 384 / 512 / 768 against
-// 1.122-1.129 / 1.479 / 1.498-1.500 / 1.600-1.601, double 1.495 / 1.862 / 2.037 / 2.065 against
-// 1.368-1.370 / 1.715-1.716 / 1.888-1.890 / 1.919-1.922
-// (bench/results/issue16_fortyseventh_pass_*.md).
-MM_TIMETILE_HD constexpr bool warp_ties(std::size_t value_bytes, const Shape& s) {
-  return value_bytes == 4 && s.threads_x() == 32;
-}
-
 // The tiles along one axis of the room (N points, walls at 0 and N - 1): SIDE points each, the
 // halo included, each writing OUT = SIDE - 2L, tile B starting at point FIRST + B OUT. FIRST <= 0:
 // tile 0 holds the wall at 0.
