@@ -170,23 +170,20 @@ nlohmann::json JacobiTuning::to_json() const {
   return j;
 }
 
-// The code's choice of K for cuda-timetile, by precision and, in single, by device. Effective
-// fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, one call each GPU
-// (bench/results/issue16_eighth_pass_*.md). Double: K = 4 the fastest on both (H100 1.54 /
-// 1.93 / 2.16 / 2.06, K = 3 1.49 / 1.74 / 1.79 / 1.72, K = 2 1.29 / 1.44 / 1.50 / 1.44; H200
-// 1.09 / 1.36 / 1.52 / 1.46, K = 2 1.02 / 1.21 / 1.29 / 1.28: two points a thread from K = 3
-// made K = 4 the H200's too). Single: K = 3 on the H100 (1.26 / 1.51 / 1.63 / 1.50, K = 4 1.25
-// / 1.57 / 1.44 / 1.62). On the H200 K = 4 since its passes take even shares of the columns
-// (timetile_plan.hpp's even_split): 0.98 / 1.28 / 1.17 / 1.23 against K = 3's 0.92 / 1.10 /
-// 1.20 / 1.13, in each of five calls (bench/results/issue16_twentysixth_pass_*.md; before,
-// 0.88 / 1.10 / 1.01 / 1.14 against 0.93 / 1.12 / 1.22 / 1.13). The H100 has not been measured
-// since, so it keeps 3; the GPUs are told apart as the plain sweep's loads are (device.hpp's
-// gpu_memory_rich: the H200 yes, the H100 no). The passes are bound by the multiprocessors, not
-// by memory: both GPUs reach about the same absolute rate (at 512 in double, before the taller
-// tiles: H100 1.91 x 2956 GB/s, H200 1.35 x 4224).
-int stencil_time_tile_default(std::size_t value_bytes) {
-  if (value_bytes == 8) return 4;
-  return gpu_memory_rich() ? 4 : 3;
+// The code's choice of K for cuda-timetile: 4 in both precisions on both GPUs. Effective
+// fraction of the single-sweep copy bound at N = 256 / 384 / 512 / 768, K = 4 against K = 3, the
+// change every K, one call each GPU:
+//  - H100 at dd26ab0 (bench/results/issue16_fortyeighth_pass_2026-12-02_dd26ab0.md): double
+//    1.91 / 2.24 / 2.39 / 2.41 against 1.53 / 1.80 / 1.87 / 1.87; single 1.56 / 1.91 / 1.95 /
+//    2.05 against 1.30 / 1.55 / 1.70 / 1.68. Single kept K = 3 on the H100 from the eighth pass
+//    (1.26 / 1.51 / 1.63 / 1.50 against K = 4's 1.25 / 1.57 / 1.44 / 1.62) until this
+//    measurement: K = 4 has since gained the even split and fewer instructions a step.
+//  - H200 (bench/results/issue16_fortyfourth_pass_*.md, issue16_fortysixth_pass_*.md): double
+//    1.37 / 1.72 / 1.89 / 1.92; single 1.12-1.13 / 1.48 / 1.50 / 1.60, K = 4 the best K.
+// The passes are bound by the multiprocessors, not by memory: both GPUs reach about the same
+// absolute rate, so the H100's fractions of its smaller copy bound are the higher.
+int stencil_time_tile_default(std::size_t) {
+  return 4;
 }
 
 StencilPasses stencil_time_tile_passes(const JacobiStop& s, std::int64_t iterations, int k,
@@ -251,10 +248,11 @@ const ImplList<StencilMake<T>>& stencil_impls() {
     l.push_back({"cuda-norm-col", Device::cuda,
                  "--poisson2d/3d: cuda-norm-ry2 on tiles of 64 doubles x 16 rows (a warp along x)",
                  cuda(StencilCudaKernel::march_col), ImplKind::experimental});
-    // Passes of K sweeps: at K = 4 (the default in double) 1.54 / 1.93 / 2.16 / 2.06 of the
-    // single-sweep copy bound in effective updates at N = 256 / 384 / 512 / 768 on the H100,
-    // 1.09 / 1.36 / 1.52 / 1.46 on the H200, where cuda-norm reaches 0.95 / 0.96 / 0.95 / 0.91
-    // and 0.89-0.93 / 0.84 (bench/results/issue16_eighth_pass_*.md).
+    // Passes of K sweeps: at K = 4 (the default) 1.91 / 2.24 / 2.39 / 2.41 of the single-sweep
+    // copy bound in effective updates at N = 256 / 384 / 512 / 768 in double on the H100 (single
+    // 1.56 / 1.91 / 1.95 / 2.05), where cuda-norm reaches 0.96 / 0.96 / 0.96 / 0.95; on the H200
+    // 1.37 / 1.72 / 1.89 / 1.92 (single 1.12 / 1.48 / 1.50 / 1.60), cuda-norm 0.93 / 0.96 / 0.95
+    // / 0.90 (bench/results/issue16_fortyeighth_pass_*.md, issue16_fortyfourth_pass_*.md).
     // Not the default: its change is computed every K sweeps only.
     l.push_back({"cuda-timetile", Device::cuda,
                  "--poisson3d: K sweeps a pass through memory (--time-tile K), 64 x 32-64 tiles "

@@ -107,8 +107,8 @@ const ImplList<LuMake<T>>& lu_impls();
 
 // The GPU implementation for an n x n matrix, by name (an entry of lu_impls): cuda-blocked for
 // real double values (REAL_DOUBLE) from n = 2048 where MEMORY_RICH (the GPU's gpu_memory_rich()
-// of device.hpp: the H200) and from n = 8192 elsewhere, cuSOLVER otherwise. The rule and the
-// measurements behind it: lu_impls.cpp.
+// of device.hpp: the H200) and from n = 4096 elsewhere (the H100), cuSOLVER otherwise. The rule and
+// the measurements behind it: lu_impls.cpp.
 std::string lu_cuda_choice(std::int64_t n, bool real_double, bool memory_rich);
 
 // The implementation mmlu runs when none is named: on the GPU lu_cuda_choice's for N and T;

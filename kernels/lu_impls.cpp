@@ -213,11 +213,12 @@ std::string lu_cuda_choice(std::int64_t n, bool real_double, bool memory_rich) {
   //  - H200 (memory-rich): cuda-blocked 1.10-1.11 / 1.15-1.16 / 1.22-1.23 / 1.27 / 1.07 at
   //    n = 2048 / 4096 / 8192 / 16384 / 32768 with the small solve (1.06-1.07 / 1.13 / 1.19 /
   //    1.25 / 1.06 before it); 0.96 at 1024 (fourteenth pass, not measured since);
-  //  - H100: 1.01-1.02 / 1.17 at 8192 / 16384 before that change, 0.92 at 4096
-  //    (bench/results/lu_leaf_h100_2026-11-25_5dbcfad.md); not measured since.
+  //  - H100 at dd26ab0: 1.16 / 1.26 / 1.42 / 1.30 at n = 4096 / 8192 / 16384 / 32768
+  //    (bench/results/issue16_fortyeighth_pass_2026-12-02_dd26ab0.md; 0.92 at 4096 on
+  //    2026-11-25, before the register leaves and the small solve); below 4096 not measured.
   // Single and complex precision were not measured against cuSOLVER: they keep it.
   if (!real_double) return "cusolver";
-  return n >= (memory_rich ? 2048 : 8192) ? "cuda-blocked" : "cusolver";
+  return n >= (memory_rich ? 2048 : 4096) ? "cuda-blocked" : "cusolver";
 }
 
 template <class T>

@@ -52,7 +52,7 @@ JacobiStop parse_stop(const Cli& cli) {
   return s;
 }
 
-// cuda-timetile's sweeps a pass (--time-tile K, or the default for the precision and GPU with
+// cuda-timetile's sweeps a pass (--time-tile K, or the default, stencil_time_tile_default, with
 // --impl cuda-timetile), for the 3D room only: 0 when neither is given (and for --impl
 // cuda-timetile on the 2D room, which it sweeps as cuda-norm does). The change is computed at the
 // end of a pass, so every C sweeps with C a multiple of K: --check-every C when given, else C = K.

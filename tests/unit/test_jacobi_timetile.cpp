@@ -163,14 +163,11 @@ TEST(TimeTile, LaggedPassesGoOnPastANaNChange) {
     }
 }
 
-// The default K: 4 in double; in single 4 where memory is rich (the H200), else 3 (the H100, and
-// any machine without a GPU).
-TEST(TimeTile, DefaultLevelsByPrecisionAndDevice) {
+// The default K: 4 in both precisions, on every GPU (the H100 and the H200 measured) and on a
+// machine without one.
+TEST(TimeTile, DefaultLevelsByPrecision) {
   EXPECT_EQ(stencil_time_tile_default(8), 4);
-  EXPECT_EQ(stencil_time_tile_default(4), gpu_memory_rich() ? 4 : 3);
-  if (cuda_devices().count == 0) {
-    EXPECT_EQ(stencil_time_tile_default(4), 3);
-  }
+  EXPECT_EQ(stencil_time_tile_default(4), 4);
 }
 
 // ---- on the GPU ------------------------------------------------------------------------------

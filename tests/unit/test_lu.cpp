@@ -126,7 +126,7 @@ TYPED_TEST(LuTypes, SparseShapesMadeDense) {
 }
 
 // mmlu's default on the GPU: cuda-blocked for real double from 2048 on a memory-rich GPU (the
-// H200) and from 8192 on others, cuSOLVER below and for the other value types.
+// H200) and from 4096 on others, cuSOLVER below and for the other value types.
 TEST(Lu, CudaChoiceFollowsTheSizeAndTheGpu) {
   struct Case {
     std::int64_t n;
@@ -138,8 +138,8 @@ TEST(Lu, CudaChoiceFollowsTheSizeAndTheGpu) {
                                          {2048, true, true, "cuda-blocked"},
                                          {32768, true, true, "cuda-blocked"},
                                          {2048, true, false, "cusolver"},
-                                         {8191, true, false, "cusolver"},
-                                         {8192, true, false, "cuda-blocked"},
+                                         {4095, true, false, "cusolver"},
+                                         {4096, true, false, "cuda-blocked"},
                                          {16384, false, true, "cusolver"},
                                          {16384, false, false, "cusolver"}})
     EXPECT_EQ(lu_cuda_choice(c.n, c.real_double, c.rich), c.want)
