@@ -106,10 +106,9 @@ template <class T>
 const ImplList<LuMake<T>>& lu_impls();
 
 // The GPU implementation for an n x n matrix, by name (an entry of lu_impls): cuda-blocked for
-// real double values (REAL_DOUBLE) from n = 2048 where MEMORY_RICH (the GPU's gpu_memory_rich()
-// of device.hpp: the H200) and from n = 4096 elsewhere (the H100), cuSOLVER otherwise. The rule and
-// the measurements behind it: lu_impls.cpp.
-std::string lu_cuda_choice(std::int64_t n, bool real_double, bool memory_rich);
+// real double values (REAL_DOUBLE) from n = 2048, cuSOLVER otherwise, on the H100 and the H200
+// alike. The rule and the measurements behind it: lu_impls.cpp.
+std::string lu_cuda_choice(std::int64_t n, bool real_double);
 
 // The implementation mmlu runs when none is named: on the GPU lu_cuda_choice's for N and T;
 // elsewhere the list's first for DEVICE (pick_impl's default).

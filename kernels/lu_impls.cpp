@@ -206,26 +206,26 @@ const ImplList<LuMake<T>>& lu_impls() {
   return list;
 }
 
-std::string lu_cuda_choice(std::int64_t n, bool real_double, bool memory_rich) {
+std::string lu_cuda_choice(std::int64_t n, bool real_double) {
   // Measured in double (lu_bench --device cuda --hybrid-max-n 0, x cuSOLVER getrf, pivots
   // equal; bench/results/issue16_fourteenth_pass_2026-11-28_f68b5b5.md and
   // issue16_fifteenth_pass_2026-11-29_f3a2f91.md):
   //  - H200 (memory-rich): cuda-blocked 1.10-1.11 / 1.15-1.16 / 1.22-1.23 / 1.27 / 1.07 at
   //    n = 2048 / 4096 / 8192 / 16384 / 32768 with the small solve (1.06-1.07 / 1.13 / 1.19 /
   //    1.25 / 1.06 before it); 0.96 at 1024 (fourteenth pass, not measured since);
-  //  - H100 at dd26ab0: 1.16 / 1.26 / 1.42 / 1.30 at n = 4096 / 8192 / 16384 / 32768
-  //    (bench/results/issue16_fortyeighth_pass_2026-12-02_dd26ab0.md; 0.92 at 4096 on
-  //    2026-11-25, before the register leaves and the small solve); below 4096 not measured.
-  // Single and complex precision were not measured against cuSOLVER: they keep it.
+  //  - H100 at dd26ab0 and 83e4558: 1.03 / 1.14 / 1.16-1.17 / 1.26 / 1.42 / 1.30 at n = 1024 /
+  //    2048 / 4096 / 8192 / 16384 / 32768 (0.92 at 4096 on 2026-11-25, before the register
+  //    leaves and the small solve; bench/results/issue16_fortyeighth_pass_2026-12-02_dd26ab0.md).
+  // So 2048 on both: 1024 ties on the H100 and loses on the H200. Single and complex precision
+  // were not measured against cuSOLVER: they keep it.
   if (!real_double) return "cusolver";
-  return n >= (memory_rich ? 2048 : 4096) ? "cuda-blocked" : "cusolver";
+  return n >= 2048 ? "cuda-blocked" : "cusolver";
 }
 
 template <class T>
 const Impl<LuMake<T>>& lu_default_impl(std::int64_t n, Device device) {
-  return pick_default_impl(lu_impls<T>(), "lu", device, [&] {
-    return lu_cuda_choice(n, std::is_same_v<T, double>, gpu_memory_rich());
-  });
+  return pick_default_impl(lu_impls<T>(), "lu", device,
+                           [&] { return lu_cuda_choice(n, std::is_same_v<T, double>); });
 }
 
 #define MM_LU_IMPLS(T)                               \

@@ -125,34 +125,30 @@ TYPED_TEST(LuTypes, SparseShapesMadeDense) {
   }
 }
 
-// mmlu's default on the GPU: cuda-blocked for real double from 2048 on a memory-rich GPU (the
-// H200) and from 4096 on others, cuSOLVER below and for the other value types.
-TEST(Lu, CudaChoiceFollowsTheSizeAndTheGpu) {
+// mmlu's default on the GPU: cuda-blocked for real double from 2048 (the H100 and the H200
+// alike), cuSOLVER below and for the other value types.
+TEST(Lu, CudaChoiceFollowsTheSizeAndTheType) {
   struct Case {
     std::int64_t n;
-    bool real_double, rich;
+    bool real_double;
     const char* want;
   };
-  for (const Case& c : std::vector<Case>{{1024, true, true, "cusolver"},
-                                         {2047, true, true, "cusolver"},
-                                         {2048, true, true, "cuda-blocked"},
-                                         {32768, true, true, "cuda-blocked"},
-                                         {2048, true, false, "cusolver"},
-                                         {4095, true, false, "cusolver"},
-                                         {4096, true, false, "cuda-blocked"},
-                                         {16384, false, true, "cusolver"},
-                                         {16384, false, false, "cusolver"}})
-    EXPECT_EQ(lu_cuda_choice(c.n, c.real_double, c.rich), c.want)
-        << "n=" << c.n << " real_double=" << c.real_double << " rich=" << c.rich;
+  for (const Case& c : std::vector<Case>{{1024, true, "cusolver"},
+                                         {2047, true, "cusolver"},
+                                         {2048, true, "cuda-blocked"},
+                                         {32768, true, "cuda-blocked"},
+                                         {2048, false, "cusolver"},
+                                         {16384, false, "cusolver"}})
+    EXPECT_EQ(lu_cuda_choice(c.n, c.real_double), c.want)
+        << "n=" << c.n << " real_double=" << c.real_double;
 }
 
-// The choice is what mmlu runs: lu_default_impl on the GPU follows the GPU's kind and the
-// value type; on the CPU it is the list's first.
+// The choice is what mmlu runs: lu_default_impl on the GPU follows the size and the value
+// type; on the CPU it is the list's first.
 TEST(Lu, DefaultImplFollowsTheChoice) {
   EXPECT_EQ(lu_default_impl<double>(4096, Device::cpu).name, "lapack");
   MM_REQUIRE_GPU();
-  const bool rich = gpu_memory_rich();
-  EXPECT_EQ(lu_default_impl<double>(4096, Device::cuda).name, rich ? "cuda-blocked" : "cusolver");
+  EXPECT_EQ(lu_default_impl<double>(2048, Device::cuda).name, "cuda-blocked");
   EXPECT_EQ(lu_default_impl<double>(8192, Device::cuda).name, "cuda-blocked");
   EXPECT_EQ(lu_default_impl<double>(1000, Device::cuda).name, "cusolver");
   EXPECT_EQ(lu_default_impl<float>(8192, Device::cuda).name, "cusolver");
