@@ -21,7 +21,7 @@ struct GpuInfo {
 
 // Whether the first GPU's memory is "rich" against its multiprocessors (bytes_per_sm_clock at
 // least kMemoryRichBytesPerSmClock): where the defaults of some memory-bound kernels differ
-// (cuda-norm's loads ahead, cuda-timetile's K). False without a GPU.
+// (cuda-norm's loads ahead, mmspmv's choice for short rows). False without a GPU.
 inline constexpr double kMemoryRichBytesPerSmClock = 16;
 bool gpu_memory_rich();
 // The first GPU's L2 cache in bytes (0 without a GPU).

@@ -256,11 +256,11 @@ double stencil_bytes(const HeatedRoom& r, std::int64_t iterations) {
 // a plain sweep of a check (--tune norm=plain) counted as one more pass.
 
 // K at most for VALUE_BYTES-byte values (4 in double, 8 in single: the registers a level
-// takes, kernels/cuda/timetile_plan.hpp), and the code's choice.
+// takes, kernels/cuda/timetile_plan.hpp), and the code's choice (the same in both precisions).
 constexpr int stencil_time_tile_max(std::size_t value_bytes) {
   return value_bytes == 4 ? 8 : 4;
 }
-int stencil_time_tile_default(std::size_t value_bytes);
+int stencil_time_tile_default();
 
 // Sweeps of the pass that follows DONE sweeps: K, or fewer to end at the next checked
 // iteration (a multiple of CHECK_EVERY, or MAX_ITER).

@@ -182,7 +182,7 @@ nlohmann::json JacobiTuning::to_json() const {
 //    1.37 / 1.72 / 1.89 / 1.92; single 1.12-1.13 / 1.48 / 1.50 / 1.60, K = 4 the best K.
 // The passes are bound by the multiprocessors, not by memory: both GPUs reach about the same
 // absolute rate, so the H100's fractions of its smaller copy bound are the higher.
-int stencil_time_tile_default(std::size_t) {
+int stencil_time_tile_default() {
   return 4;
 }
 

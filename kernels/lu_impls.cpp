@@ -210,9 +210,10 @@ std::string lu_cuda_choice(std::int64_t n, bool real_double) {
   // Measured in double (lu_bench --device cuda --hybrid-max-n 0, x cuSOLVER getrf, pivots
   // equal; bench/results/issue16_fourteenth_pass_2026-11-28_f68b5b5.md and
   // issue16_fifteenth_pass_2026-11-29_f3a2f91.md):
-  //  - H200 (memory-rich): cuda-blocked 1.10-1.11 / 1.15-1.16 / 1.22-1.23 / 1.27 / 1.07 at
+  //  - H200: cuda-blocked 1.10-1.11 / 1.15-1.16 / 1.22-1.23 / 1.27 / 1.07 at
   //    n = 2048 / 4096 / 8192 / 16384 / 32768 with the small solve (1.06-1.07 / 1.13 / 1.19 /
-  //    1.25 / 1.06 before it); 0.96 at 1024 (fourteenth pass, not measured since);
+  //    1.25 / 1.06 before it); 0.96 at 1024 (fourteenth pass) and 0.97 at c17cc61 (1.10 at
+  //    2048, 1.14 at 4096; the forty-eighth pass's file, below);
   //  - H100 at dd26ab0 and 83e4558: 1.03 / 1.14 / 1.16-1.17 / 1.26 / 1.42 / 1.30 at n = 1024 /
   //    2048 / 4096 / 8192 / 16384 / 32768 (0.92 at 4096 on 2026-11-25, before the register
   //    leaves and the small solve; bench/results/issue16_fortyeighth_pass_2026-12-02_dd26ab0.md).

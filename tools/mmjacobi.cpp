@@ -70,7 +70,7 @@ int parse_time_tile(const Cli& cli, bool p3, JacobiStop& stop) {
     throw UsageError("--time-tile: one process on one GPU (not under mpirun)");
   const std::size_t bytes = c.precision == "single" ? 4 : 8;
   const int most = stencil_time_tile_max(bytes);
-  const int k = given ? cli.get<int>("time-tile") : stencil_time_tile_default(bytes);
+  const int k = given ? cli.get<int>("time-tile") : stencil_time_tile_default();
   if (k < 1 || k > most)
     throw UsageError("--time-tile must be 1.." + std::to_string(most) + " in " + c.precision +
                      " precision");

@@ -37,7 +37,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
     if (p.time_tile < 0 || p.time_tile > kMaxLevels)
       throw std::invalid_argument("cuda-timetile: time_tile " + std::to_string(p.time_tile) +
                                   " out of 0.." + std::to_string(kMaxLevels));
-    k_ = r.dim != 3 ? 1 : p.time_tile > 0 ? p.time_tile : stencil_time_tile_default(sizeof(T));
+    k_ = r.dim != 3 ? 1 : p.time_tile > 0 ? p.time_tile : stencil_time_tile_default();
     plain_checks_ = r.dim == 3 && p.tuning.norm == 2;
     jacobi_host::require_room_memory(p.room, sizeof(T));
   }

@@ -165,9 +165,8 @@ TEST(TimeTile, LaggedPassesGoOnPastANaNChange) {
 
 // The default K: 4 in both precisions, on every GPU (the H100 and the H200 measured) and on a
 // machine without one.
-TEST(TimeTile, DefaultLevelsByPrecision) {
-  EXPECT_EQ(stencil_time_tile_default(8), 4);
-  EXPECT_EQ(stencil_time_tile_default(4), 4);
+TEST(TimeTile, DefaultLevels) {
+  EXPECT_EQ(stencil_time_tile_default(), 4);
 }
 
 // ---- on the GPU ------------------------------------------------------------------------------
@@ -275,14 +274,14 @@ TYPED_TEST(TimeTileTypes, SmallRoomsEveryLevel) {
         expect_timetile_as_cuda_norm<T>(3, n, JacobiStop{2 * k + 1, -1, k}, tune, k, false);
 }
 
-// One tile, one pass, at the precision's default K (the benchmarks' sweep) against ref-stencil
+// One tile, one pass, at the default K (the benchmarks' sweep) against ref-stencil
 // on the host: no other CUDA kernel runs, so that compute-sanitizer's racecheck checks the
 // sweep's shared planes alone in seconds (scripts/gpu-sanitize.sh; SmallRoomsEveryLevel, every
 // level, took it 271 s on the H200).
 TYPED_TEST(TimeTileTypes, OneTileOnePassMatchesRef) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
-  const int k = stencil_time_tile_default(sizeof(T));
+  const int k = stencil_time_tile_default();
   const JacobiStop stop{k, -1, k};
   JacobiResult got_r, want_r;
   const auto want = test::run_stencil(stencil_impl<T>("ref-stencil"), 3, 17, stop, want_r);
@@ -295,11 +294,11 @@ TYPED_TEST(TimeTileTypes, OneTileOnePassMatchesRef) {
 }
 
 // Larger rooms, several tiles each way and the default chunks: N = 200 and 257 (not a
-// multiple of the vector width), K sweeps from the precision's default, the change every K.
+// multiple of the vector width), K sweeps from the default, the change every K.
 TYPED_TEST(TimeTileTypes, LargerRoomsMatchCudaNorm) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
-  const int k = stencil_time_tile_default(sizeof(T));
+  const int k = stencil_time_tile_default();
   for (const std::int64_t n : {200, 257}) {
     expect_timetile_as_cuda_norm<T>(3, n, JacobiStop{4 * k, -1, k}, JacobiTuning{}, 0, false);
     // The even split (K = 4): 132 or so shares of 20-40 planes, most in two columns.
