@@ -97,7 +97,7 @@ endif()
 if(MM_HAVE_CUDA)
   string(APPEND MM_PC_CFLAGS " -DMM_HAVE_CUDA=1")
   string(APPEND MM_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR}"
-         " -lcusolver -lcusparse -lcublas -lcudart_static -ldl -lrt -lpthread")
+         " -lcusparse -lcudart_static -ldl -lrt -lpthread")
 endif()
 if(MM_SANITIZE)  # as the CMake targets' link options above
   string(APPEND MM_PC_LIBS_PRIVATE " -fsanitize=address,undefined")

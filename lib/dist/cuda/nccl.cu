@@ -5,9 +5,9 @@
 #include <type_traits>
 
 #include "mm/error.hpp"
+#include "mm/runtime_library.hpp"
 
 #ifdef MM_HAVE_NCCL
-#include <dlfcn.h>
 #include <nccl.h>
 #endif
 
@@ -28,35 +28,27 @@ struct Nccl::Api {
   const char* (*error_string)(ncclResult_t);
 };
 
-// DeviceError naming what failed to load.
-Nccl::Api* Nccl::load() {
-  static Nccl::Api api;
-  static std::string error;
-  static bool tried = false;
-  if (!tried) {
-    tried = true;
-    void* lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      error = dlerror();
-    } else {
-      auto sym = [&](auto& fn, const char* name) {
-        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-        if (!fn && error.empty()) error = std::string("libnccl.so.2 has no ") + name;
-      };
-      sym(api.get_unique_id, "ncclGetUniqueId");
-      sym(api.comm_init_rank, "ncclCommInitRank");
-      sym(api.comm_destroy, "ncclCommDestroy");
-      sym(api.send, "ncclSend");
-      sym(api.recv, "ncclRecv");
-      sym(api.all_reduce, "ncclAllReduce");
-      sym(api.group_start, "ncclGroupStart");
-      sym(api.group_end, "ncclGroupEnd");
-      sym(api.error_string, "ncclGetErrorString");
-    }
-  }
-  if (!error.empty())
-    throw DeviceError("--comm nccl: cannot load NCCL (" + error +
-                      "); put libnccl.so.2 on the library path, or use --comm mpi");
+// DeviceError naming what failed to load (mm::RuntimeLibrary).
+const Nccl::Api* Nccl::load() {
+  static const Nccl::Api api = [] {
+    static const RuntimeLibrary lib("libnccl.so.2", "", "NCCL",
+                                    "--comm nccl needs libnccl.so.2 on the library path, or use "
+                                    "--comm mpi");
+    Nccl::Api a;
+    auto sym = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(lib.symbol(name));
+    };
+    sym(a.get_unique_id, "ncclGetUniqueId");
+    sym(a.comm_init_rank, "ncclCommInitRank");
+    sym(a.comm_destroy, "ncclCommDestroy");
+    sym(a.send, "ncclSend");
+    sym(a.recv, "ncclRecv");
+    sym(a.all_reduce, "ncclAllReduce");
+    sym(a.group_start, "ncclGroupStart");
+    sym(a.group_end, "ncclGroupEnd");
+    sym(a.error_string, "ncclGetErrorString");
+    return a;
+  }();
   return &api;
 }
 
@@ -135,7 +127,7 @@ void Nccl::allreduce_sum(void* buf, std::size_t count, Scalar s, cudaStream_t st
 
 struct Nccl::Api {};
 
-Nccl::Api* Nccl::load() {
+const Nccl::Api* Nccl::load() {
   return nullptr;
 }
 

@@ -33,9 +33,9 @@ class Nccl {
 
  private:
   struct Api;
-  static Api* load();     // the library's functions, looked up once a process
-  Api* api_ = nullptr;    // the loaded library's functions (process-wide, never freed)
-  void* comm_ = nullptr;  // ncclComm_t
+  static const Api* load();   // the library's functions, looked up once a process
+  const Api* api_ = nullptr;  // the loaded library's functions (process-wide, never freed)
+  void* comm_ = nullptr;      // ncclComm_t
 };
 
 }  // namespace mm::dist::gpu
