@@ -11,9 +11,7 @@
 
 #include "mm/runtime_library.hpp"
 
-#ifndef MM_CUDA_LIBRARY_DIR
-#define MM_CUDA_LIBRARY_DIR ""
-#endif
+// MM_CUBLAS_SONAME, MM_CUSOLVER_SONAME, MM_CUDA_LIBRARY_DIR: from CMakeLists.txt.
 
 namespace {
 

@@ -144,12 +144,10 @@ for line in open(sys.argv[1]):
     try:
         if src not in read:
             read[src] = sio.mmread(src)
-        a = read[src]
-        want = a.T
+        want = read[src].T
         if conj == "1":
             want = want.conj()
-        b = sio.mmread(out)
-        got = b
+        got = sio.mmread(out)
         ia, ib = sio.mminfo(src), sio.mminfo(out)
         ok = same(got, want)
         ok = ok and ia[3] == ib[3] and ia[4] == ib[4]  # format and field kept
