@@ -162,10 +162,10 @@ HeatedRoom heated_room(int dim, std::int64_t n);
 template <class T>
 void heated_room_init(const HeatedRoom& room, T* u);
 
-// Tuning of the CUDA marching sweeps (cuda-norm and its -ry2, -ry4, -col variants) and of the
-// time-tiled one (cuda-timetile: chunks, norm); the other stencil kernels and the system take
-// none. 0 is the code's choice. --tune warps=W, chunks=C, norm=fused|plain (the keys, their
-// allowed values and defaults: keys(), in jacobi_impls.cpp).
+// Tuning of the CUDA marching sweeps (cuda-norm and its -ry2, -ry4, -col variants), of the
+// time-tiled one (cuda-timetile: chunks, norm) and how every CUDA stencil run is launched
+// (launch); the system takes none. 0 is the code's choice. --tune warps=W, chunks=C,
+// norm=fused|plain (the keys, their allowed values and defaults: keys(), in jacobi_impls.cpp).
 struct JacobiTuning {
   // Warps a block of the 3D sweep: 8 or 16 (0: 8). Warps cover whole rows of x first, so a
   // block holds fewer where the warps along x do not divide it (the 2D sweep: 4, fixed).
@@ -209,6 +209,13 @@ struct JacobiTuning {
   // beside it load again (the rows beside its own), stay in L2 before the results written
   // beside them. The grid and the change are the same bit for bit.
   int l2 = 0;
+  // How a run's sweeps reach the GPU (cuda-norm and its variants, cuda-partials, -coalesced,
+  // -naive, cuda-timetile). 0: the code's choice (graph where the run has no tolerance); 1
+  // (stream): launched one by one as the host loop goes; 2 (graph): a run without a tolerance
+  // captured once as a CUDA graph and replayed each run (jacobi_drive.cuh's RunGraph). A run
+  // with a tolerance reads its change as it goes, so it takes stream whatever the key says. The
+  // grid and the change are the same bit for bit.
+  int launch = 0;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

@@ -84,7 +84,7 @@ const TuneKeys& JacobiTuning::keys() {
   static const TuneKeys k{
       "jacobi stencil",
       "--poisson2d/3d on the GPU: the marching sweeps (cuda-norm, -ry2, -ry4, -col), "
-      "cuda-timetile (chunks, norm, split)",
+      "cuda-timetile (chunks, norm, split), every cuda-* run (launch)",
       {{"warps", "8|16|32",
         "warps a block of the 3D sweep: side by side along x over whole rows (at most 8; 16 "
         "with ahead=tma), the rest along y; fewer where the warps along x do not divide it; "
@@ -131,7 +131,13 @@ const TuneKeys& JacobiTuning::keys() {
         "last (last: the rows a block loads, read again by the blocks beside it, outlast the "
         "results written beside them); the same grid and change",
         "last where memory is rich (H200), a grid is more than twice the L2 and the order is not "
-        "zigzag, else normal"}}};
+        "zigzag, else normal"},
+       {"launch", "stream|graph",
+        "every cuda-* stencil run: its sweeps launched one by one as the host loop goes "
+        "(stream), or a run without a tolerance captured once as a CUDA graph and replayed "
+        "each run (graph: one launch a run, set up outside the timing); a run with a tolerance "
+        "reads its change as it goes and takes stream; the same grid and change",
+        "graph where the run has no tolerance, else stream"}}};
   return k;
 }
 
@@ -140,7 +146,8 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
   const TuneKey &warps = keys().key("warps"), &chunks = keys().key("chunks"),
                 &split = keys().key("split"), &norm = keys().key("norm"),
                 &ahead = keys().key("ahead"), &stages = keys().key("stages"),
-                &order = keys().key("order"), &l2 = keys().key("l2");
+                &order = keys().key("order"), &l2 = keys().key("l2"),
+                &launch = keys().key("launch");
   if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16, 32});
   if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
   if (const auto v = args.get(split))
@@ -154,6 +161,8 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
     t.order = 1 + static_cast<int>(tune_choice(order, *v, {"up", "alternate", "zigzag"}));
   if (const auto v = args.get(l2))
     t.l2 = 1 + static_cast<int>(tune_choice(l2, *v, {"normal", "last"}));
+  if (const auto v = args.get(launch))
+    t.launch = 1 + static_cast<int>(tune_choice(launch, *v, {"stream", "graph"}));
   return t;
 }
 
@@ -167,6 +176,7 @@ nlohmann::json JacobiTuning::to_json() const {
   if (stages) j["stages"] = stages;
   if (order) j["order"] = order == 3 ? "zigzag" : order == 2 ? "alternate" : "up";
   if (l2) j["l2"] = l2 == 2 ? "last" : "normal";
+  if (launch) j["launch"] = launch == 2 ? "graph" : "stream";
   return j;
 }
 

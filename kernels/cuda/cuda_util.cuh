@@ -206,6 +206,30 @@ class Event : public Handle<cudaEvent_t, cudaEventDestroy> {
   }
 };
 
+// An instantiated CUDA graph: the work QUEUE(stream) queues on STREAM (non-blocking, its own)
+// while captured there, launched again as one piece of work. Empty until captured.
+class GraphExec : public Handle<cudaGraphExec_t, cudaGraphExecDestroy> {
+ public:
+  GraphExec() = default;
+  template <class Queue>
+  GraphExec(cudaStream_t stream, Queue&& queue) {
+    // Relaxed: the capture asks nothing of other threads' streams.
+    MM_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+    cudaGraph_t g = nullptr;
+    try {
+      queue(stream);
+    } catch (...) {  // the stream leaves capture whatever QUEUE threw
+      if (cudaStreamEndCapture(stream, &g) == cudaSuccess && g) cudaGraphDestroy(g);
+      throw;
+    }
+    MM_CUDA(cudaStreamEndCapture(stream, &g));
+    const cudaError_t e = cudaGraphInstantiate(&h_, g, 0);
+    cudaGraphDestroy(g);
+    MM_CUDA(e);
+  }
+  void launch(cudaStream_t s) const { MM_CUDA(cudaGraphLaunch(h_, s)); }
+};
+
 // Seconds between two recorded events (waits for the second).
 double elapsed(const Event& start, const Event& stop);
 

@@ -47,15 +47,19 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     // writes its own on the other side.
     partials_ = cuda::Buffer<double>(2 * static_cast<std::size_t>(launch_.blocks()));
     slots_ = std::make_unique<ChangeSlots>(marching());
+    if (p_.tuning.launch != 1 && jacobi_host::RunGraph::fits(p_.stop))
+      graph_ = std::make_unique<jacobi_host::RunGraph>();
   }
 
   void download() override { grid_.download(result_, p_.u); }
 
   // The marching sweeps' warps (3D) and chunks as planned (in upload, which sets slots_); the
-  // other kernels take no keys.
+  // launch of every kernel's runs (the others take no other key).
   nlohmann::json tuning() const override {
-    if (!marching() || !slots_) return nlohmann::json::object();
-    return stencil::march_tuning(launch_, p_.room.dim).to_json();
+    if (!slots_) return nlohmann::json::object();
+    JacobiTuning used = marching() ? stencil::march_tuning(launch_, p_.room.dim) : JacobiTuning{};
+    used.launch = graph_ ? 2 : 1;
+    return used.to_json();
   }
 
  protected:
@@ -63,18 +67,13 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   // Timed with the sweeps, the fill (init_room, about 2 ms at N = 768 in either precision on
   // the H200) had cost jacobi_bench's 22-sweep runs 0.04 of the copy bound in double (0.86
   // against 0.90) and 0.08 in single (bench/results/issue16_fortieth_pass_*.md).
+  // A run as one graph is captured here too, at the first run.
   void before() override {
     if (!slots_) upload();
     grid_.start();
+    jacobi_host::capture(p_.stop, step(), graph_.get());
   }
-  void launch() override {
-    // The last sweep of a run stopped by its tolerance leaves partials that nobody waits for.
-    before_slot_ = nullptr;
-    *p_.result = drive(
-        p_.stop, *slots_,
-        [this](int src, std::int64_t iteration, int slot) { sweep(src, iteration, slot); },
-        result_);
-  }
+  void launch() override { *p_.result = drive(p_.stop, *slots_, step(), result_, graph_.get()); }
 
  private:
   bool marching() const {
@@ -126,10 +125,18 @@ class StencilCudaRunner final : public cuda::CudaRunner {
                      static_cast<unsigned>(launch_.gz));
   }
 
-  // Iteration ITERATION (1-based) from buffer SRC.
-  void sweep(int src, std::int64_t iteration, int slot) {
+  auto step() {
+    return [this](int src, std::int64_t iteration, int slot, cudaStream_t stream) {
+      sweep(src, iteration, slot, stream);
+    };
+  }
+
+  // Iteration ITERATION (1-based) from buffer SRC, on STREAM.
+  void sweep(int src, std::int64_t iteration, int slot, cudaStream_t stream) {
     double* s = slot < 0 ? nullptr : slots_->slot(slot);
     if (marching()) {
+      // The last sweep of a run stopped by its tolerance leaves partials that nobody waits for.
+      if (iteration == 1) before_slot_ = nullptr;
       const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
       const bool down = stencil::march_down(launch_, iteration);
       const MarchFn fn = slot < 0 ? march_fn<false>(down) : march_fn<true>(down);
@@ -139,48 +146,51 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       c.partials = side(side_);
       c.before = side(1 - side_);
       c.before_slot = before_slot_;
-      stencil::launch_march<T>(fn, launch_, nullptr, true, room_, grid_[src], grid_[1 - src],
+      stencil::launch_march<T>(fn, launch_, stream, true, room_, grid_[src], grid_[1 - src],
                                static_cast<T>(p_.room.h2f), inv, c);
       before_slot_ = s;
       if (!s) return;
       side_ = 1 - side_;
       if (iteration == p_.stop.max_iter) {  // no sweep follows: sum it now
-        stencil::launch_sum_change(launch_, c.partials, s, nullptr);
+        stencil::launch_sum_change(launch_, c.partials, s, stream);
         before_slot_ = nullptr;
       }
     } else if (slot < 0) {
-      sweep_as<NormMode::none>(src, s);
+      sweep_as<NormMode::none>(src, s, stream);
     } else if (kernel_ == StencilCudaKernel::partials) {
-      sweep_as<NormMode::partial>(src, s);
+      sweep_as<NormMode::partial>(src, s, stream);
     } else {
-      sweep_as<NormMode::atomic>(src, s);
+      sweep_as<NormMode::atomic>(src, s, stream);
     }
   }
 
   template <NormMode M>
-  void sweep_as(int src, double* slot) {
+  void sweep_as(int src, double* slot, cudaStream_t stream) {
     const T* u = grid_[src];
     T* out = grid_[1 - src];
     const T srcv = static_cast<T>(p_.room.h2f);
     const T inv = p_.room.dim == 3 ? T(1) / T(6) : T(1) / T(4);
     double* partials = partials_.get();
-    if constexpr (M == NormMode::atomic) MM_CUDA(cudaMemsetAsync(slot, 0, sizeof(double)));
+    if constexpr (M == NormMode::atomic) MM_CUDA(cudaMemsetAsync(slot, 0, sizeof(double), stream));
     if (kernel_ == StencilCudaKernel::naive) {
       if (p_.room.dim == 3)
-        naive_sweep<T, 3, M><<<grid_dim_, kThreads>>>(room_, u, out, srcv, inv, slot, partials);
+        naive_sweep<T, 3, M>
+            <<<grid_dim_, kThreads, 0, stream>>>(room_, u, out, srcv, inv, slot, partials);
       else
-        naive_sweep<T, 2, M><<<grid_dim_, kThreads>>>(room_, u, out, srcv, inv, slot, partials);
+        naive_sweep<T, 2, M>
+            <<<grid_dim_, kThreads, 0, stream>>>(room_, u, out, srcv, inv, slot, partials);
       MM_CUDA_LAUNCHED("jacobi naive_sweep");
     } else if (p_.room.dim == 3) {
-      march3_sweep<T, M>
-          <<<grid_dim_, kThreads>>>(room_, u, out, srcv, inv, launch_.chunk, slot, partials);
+      march3_sweep<T, M><<<grid_dim_, kThreads, 0, stream>>>(room_, u, out, srcv, inv,
+                                                             launch_.chunk, slot, partials);
       MM_CUDA_LAUNCHED("jacobi march3_sweep");
     } else {
-      tile2_sweep<T, M><<<grid_dim_, kThreads>>>(room_, u, out, srcv, inv, slot, partials);
+      tile2_sweep<T, M>
+          <<<grid_dim_, kThreads, 0, stream>>>(room_, u, out, srcv, inv, slot, partials);
       MM_CUDA_LAUNCHED("jacobi tile2_sweep");
     }
     if constexpr (M == NormMode::partial) {
-      sum_partials<<<1, kReduceThreads>>>(partials, launch_.blocks(), slot);
+      sum_partials<<<1, kReduceThreads, 0, stream>>>(partials, launch_.blocks(), slot);
       MM_CUDA_LAUNCHED("jacobi sum_partials");
     }
   }
@@ -191,6 +201,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   jacobi_kernels::RoomGrids<T> grid_;
   cuda::Buffer<double> partials_;
   std::unique_ptr<ChangeSlots> slots_;
+  std::unique_ptr<jacobi_host::RunGraph> graph_;  // a run as one graph (null: launched as it goes)
   stencil::Launch launch_;
   dim3 grid_dim_;
   int vec_ = 1, result_ = 0;
@@ -241,10 +252,12 @@ class JacobiCudaRunner final : public cuda::CudaRunner {
   }
   void launch() override {
     *p_.result = drive(
-        p_.stop, *slots_, [this](int src, std::int64_t, int slot) { sweep(src, slot); }, result_);
+        p_.stop, *slots_,
+        [this](int src, std::int64_t, int slot, cudaStream_t) { sweep(src, slot); }, result_);
   }
 
  private:
+  // On the legacy stream (drive without a graph).
   void sweep(int src, int slot) {
     if (rows_) {
       switch (width_) {

@@ -1,7 +1,8 @@
 // The host side of the CUDA Jacobi runs: the room's memory check, the change slots read by the
-// host at checks only, and the loop that queues the sweeps (jacobi_lagged_passes) in passes of
-// up to K (the time-tiled runner, kernels/cuda/jacobi_timetile.cu) or one sweep a pass (drive:
-// the runners of kernels/cuda/jacobi.cu).
+// host at checks only, a run without a tolerance captured as one CUDA graph, and the loop that
+// queues the sweeps (jacobi_lagged_passes) in passes of up to K (the time-tiled runner,
+// kernels/cuda/jacobi_timetile.cu) or one sweep a pass (drive: the runners of
+// kernels/cuda/jacobi.cu).
 #pragma once
 
 #include <algorithm>
@@ -132,30 +133,109 @@ class ChangeSlots {
   cuda::Event ready_[2];
 };
 
-// jacobi_lagged_passes on the device: STEP(src, pass, slot) launches a pass, its change into SLOT
-// of SLOTS, which the host reads at the checks that can stop the run only.
-template <class InPlace, class Step>
-JacobiResult drive_passes(const JacobiStop& stop, int k, ChangeSlots& slots, InPlace&& in_place,
-                          Step&& step, int& result_buf) {
-  slots.poll(stop.tol >= 0);
+// A run without a tolerance as one CUDA graph (--tune launch=graph): its passes are the same on
+// every run and its one change read is the last pass's, so the runner's passes are captured once
+// (capture_passes, outside the timing) and each run replays them on the legacy stream, one
+// launch a run rather than one or two a pass, the programmatic dependencies between them kept.
+// The capture holds the runner's buffers: a runner keeps its buffers and its problem for life.
+class RunGraph {
+ public:
+  // Whether the run STOP asks for is captured: no tolerance, some iterations.
+  static bool fits(const JacobiStop& stop) { return stop.tol < 0 && stop.max_iter > 0; }
+
+  // Captures once the passes QUEUE(stream) queues, their result (its norm still unread), the
+  // slot of the last pass's change and the buffer holding the grid.
+  template <class Queue>
+  void capture(Queue&& queue) {
+    if (exec_.get()) return;
+    exec_ = cuda::GraphExec(stream_.get(), [&](cudaStream_t s) {
+      result_ = queue(s, [this](int slot) {
+        last_slot_ = slot;
+        return 0.0;
+      });
+    });
+  }
+  // Replays the run on the legacy stream and reads its change from SLOTS.
+  JacobiResult replay(ChangeSlots& slots, int& result_buf) const {
+    exec_.launch(nullptr);
+    slots.fetch(last_slot_, true);
+    JacobiResult r = result_;
+    r.norm = std::sqrt(slots.wait(last_slot_));
+    result_buf = result_buf_;
+    return r;
+  }
+  int& result_buf() { return result_buf_; }
+
+ private:
+  cuda::Stream stream_{cudaStreamNonBlocking};
+  cuda::GraphExec exec_;
+  JacobiResult result_;
+  int last_slot_ = 0, result_buf_ = 0;
+};
+
+// The passes of jacobi_lagged_passes, STEP(src, pass, slot, stream) queuing each on STREAM, its
+// change into SLOT of SLOTS; READ(slot) the change (from the caller: read at once, or noted by
+// RunGraph's capture).
+template <class InPlace, class Step, class Read>
+JacobiResult queue_passes(const JacobiStop& stop, int k, ChangeSlots* slots, InPlace&& in_place,
+                          Step&& step, cudaStream_t stream, Read&& read, int& result_buf) {
   return jacobi_lagged_passes(
       stop, k, in_place,
       [&](int src, const JacobiPass& p, int slot) {
-        if (slot >= 0) slots.arm(slot);
-        step(src, p, slot);
-        if (slot >= 0) slots.fetch(slot, stop.tol >= 0 || p.last == stop.max_iter);
+        if (slots && slot >= 0) slots->arm(slot);
+        step(src, p, slot, stream);
+        if (slots && slot >= 0) slots->fetch(slot, stop.tol >= 0 || p.last == stop.max_iter);
       },
-      [&slots](int slot) { return slots.wait(slot); }, result_buf);
+      read, result_buf);
 }
 
-// Runs the iterations from x_0 in buffer 0 one sweep a pass: STEP(src, k, slot) launches
+// GRAPH (where given) captures STOP's run of drive_passes below, if RunGraph::fits it.
+template <class InPlace, class Step>
+void capture_passes(const JacobiStop& stop, int k, InPlace&& in_place, Step&& step,
+                    RunGraph* graph) {
+  if (!graph || !RunGraph::fits(stop)) return;
+  graph->capture([&](cudaStream_t s, auto&& read) {
+    return queue_passes(stop, k, nullptr, in_place, step, s, read, graph->result_buf());
+  });
+}
+
+// jacobi_lagged_passes on the device: STEP(src, pass, slot, stream) queues a pass on STREAM, its
+// change into SLOT of SLOTS, which the host reads at the checks that can stop the run only.
+// With GRAPH, a run it fits replays the graph (captured here at the first run unless
+// capture_passes did before); else the passes are queued one by one on the legacy stream.
+template <class InPlace, class Step>
+JacobiResult drive_passes(const JacobiStop& stop, int k, ChangeSlots& slots, InPlace&& in_place,
+                          Step&& step, int& result_buf, RunGraph* graph = nullptr) {
+  slots.poll(stop.tol >= 0);
+  if (graph && RunGraph::fits(stop)) {
+    capture_passes(stop, k, in_place, step, graph);
+    return graph->replay(slots, result_buf);
+  }
+  return queue_passes(
+      stop, k, &slots, in_place, step, nullptr, [&slots](int slot) { return slots.wait(slot); },
+      result_buf);
+}
+
+// drive_passes (and capture_passes) one sweep a pass: STEP(src, k, slot, stream) queues
 // iteration K (1-based) from buffer SRC (0 or 1) into the other one, its squared change into
-// SLOT (-1: not computed); drive_passes with K = 1, no pass in place.
+// SLOT (-1: not computed); K = 1, no pass in place.
+inline bool no_pass_in_place(const JacobiPass&) {
+  return false;
+}
 template <class Step>
-JacobiResult drive(const JacobiStop& stop, ChangeSlots& slots, Step&& step, int& result_buf) {
-  return drive_passes(
-      stop, 1, slots, [](const JacobiPass&) { return false; },
-      [&step](int src, const JacobiPass& p, int slot) { step(src, p.last, slot); }, result_buf);
+auto one_sweep_a_pass(Step& step) {
+  return [&step](int src, const JacobiPass& p, int slot, cudaStream_t s) {
+    step(src, p.last, slot, s);
+  };
+}
+template <class Step>
+JacobiResult drive(const JacobiStop& stop, ChangeSlots& slots, Step&& step, int& result_buf,
+                   RunGraph* graph = nullptr) {
+  return drive_passes(stop, 1, slots, no_pass_in_place, one_sweep_a_pass(step), result_buf, graph);
+}
+template <class Step>
+void capture(const JacobiStop& stop, Step&& step, RunGraph* graph) {
+  capture_passes(stop, 1, no_pass_in_place, one_sweep_a_pass(step), graph);
 }
 
 }  // namespace mm::jacobi_host

@@ -72,16 +72,20 @@ class TimeTileRunner final : public cuda::CudaRunner {
     counter_.fill_bytes(0);
     unread_ = cuda::Buffer<double>(1);
     slots_ = std::make_unique<ChangeSlots>(true);  // the last block writes the host's slot
+    if (p_.tuning.launch != 1 && jacobi_host::RunGraph::fits(p_.stop))
+      graph_ = std::make_unique<jacobi_host::RunGraph>();
   }
 
   void download() override { grid_.download(result_, p_.u); }
 
-  // 3D: how the K-level sweep's blocks share the columns (its chunks; where even_split, the
-  // split too) and how a check's change is computed; 2D: none (it runs cuda-norm's sweep under
-  // its default tuning).
+  // How the runs are launched; 3D: how the K-level sweep's blocks share the columns (its chunks;
+  // where even_split, the split too) and how a check's change is computed (2D runs cuda-norm's
+  // sweep under its default tuning).
   nlohmann::json tuning() const override {
-    if (p_.room.dim != 3 || !slots_) return nlohmann::json::object();
+    if (!slots_) return nlohmann::json::object();
     JacobiTuning used;
+    used.launch = graph_ ? 2 : 1;
+    if (p_.room.dim != 3) return used.to_json();
     const timetile::TileLaunch& t = tiles_[k_];
     used.chunks = static_cast<int>(t.gz);  // 0 (not shown) under the even split
     if (timetile::even_split(k_)) used.split = t.even() ? 2 : 1;
@@ -91,29 +95,37 @@ class TimeTileRunner final : public cuda::CudaRunner {
 
  protected:
   // x_0 every run, queued ahead of the timed launch: the record's work is the sweeps' alone.
+  // A run as one graph is captured here too, at the first run.
   void before() override {
     if (!slots_) upload();
     grid_.start();
+    jacobi_host::capture_passes(p_.stop, k_, in_place(), step(), graph_.get());
   }
   void launch() override {
-    *p_.result = jacobi_host::drive_passes(
-        p_.stop, k_, *slots_,
-        [this](const JacobiPass& p) { return plain_checks_ && p.check && p.sweeps > 1; },
-        [this](int src, const JacobiPass& p, int slot) { pass(src, p, slot); }, result_);
+    *p_.result =
+        jacobi_host::drive_passes(p_.stop, k_, *slots_, in_place(), step(), result_, graph_.get());
   }
 
  private:
-  // Pass P from buffer SRC, its change into SLOT (-1: none); in two launches (the result back
-  // in SRC) when a checked pass ends with a plain sweep.
-  void pass(int src, const JacobiPass& p, int slot) {
+  auto in_place() const {
+    return [this](const JacobiPass& p) { return plain_checks_ && p.check && p.sweeps > 1; };
+  }
+  auto step() {
+    return
+        [this](int src, const JacobiPass& p, int slot, cudaStream_t s) { pass(src, p, slot, s); };
+  }
+
+  // Pass P from buffer SRC on STREAM, its change into SLOT (-1: none); in two launches (the
+  // result back in SRC) when a checked pass ends with a plain sweep.
+  void pass(int src, const JacobiPass& p, int slot, cudaStream_t stream) {
     double* s = slot < 0 ? nullptr : slots_->slot(slot);
-    if (p_.room.dim == 2) return plain(src, s, p.last);  // one sweep a pass
+    if (p_.room.dim == 2) return plain(src, s, p.last, stream);  // one sweep a pass
     if (s && plain_checks_) {
-      if (p.sweeps == 1) return plain(src, s, p.last);
-      tiled(src, static_cast<int>(p.sweeps) - 1, nullptr);
-      return plain(1 - src, s, p.last);
+      if (p.sweeps == 1) return plain(src, s, p.last, stream);
+      tiled(src, static_cast<int>(p.sweeps) - 1, nullptr, stream);
+      return plain(1 - src, s, p.last, stream);
     }
-    tiled(src, static_cast<int>(p.sweeps), s);
+    tiled(src, static_cast<int>(p.sweeps), s, stream);
   }
 
   // Where the sweep without the change ran slower than the one with it, every pass runs the one
@@ -132,8 +144,8 @@ class TimeTileRunner final : public cuda::CudaRunner {
     return sizeof(T) == 8 ? l == 3 || l == 4 : l == 2 || l == 3;
   }
 
-  // L sweeps from buffer SRC into the other one.
-  void tiled(int src, int l, double* slot) {
+  // L sweeps from buffer SRC into the other one, on STREAM.
+  void tiled(int src, int l, double* slot, cudaStream_t stream) {
     const timetile::TileLaunch& t = tiles_[l];
     // A 1D grid where the kernel marches the Split, else one block a chunk of a column.
     const dim3 grid = timetile::even_split(l)
@@ -141,18 +153,18 @@ class TimeTileRunner final : public cuda::CudaRunner {
                           : dim3(static_cast<unsigned>(t.gx), static_cast<unsigned>(t.gy),
                                  static_cast<unsigned>(t.gz));
     if (!slot && norm_always(l)) slot = unread_.get();
-    tile_fn(l, slot != nullptr)<<<grid, timetile::kThreads, t.shared>>>(
+    tile_fn(l, slot != nullptr)<<<grid, timetile::kThreads, t.shared, stream>>>(
         room_, grid_[src], grid_[1 - src], static_cast<T>(p_.room.h2f), inv(), t.split, slot,
         partials_.get(), counter_.get());
     MM_CUDA_LAUNCHED("jacobi timetile3_sweep");
   }
 
-  // One cuda-norm sweep from buffer SRC into the other one, making ITERATION (marching as
+  // One cuda-norm sweep from buffer SRC into the other one on STREAM, making ITERATION (marching as
   // cuda-norm's would: the same change).
-  void plain(int src, double* slot, std::int64_t iteration) {
+  void plain(int src, double* slot, std::int64_t iteration, cudaStream_t stream) {
     const bool down = stencil::march_down(plain_, iteration);
     const MarchFn fn = slot ? march_fn<true>(down) : march_fn<false>(down);
-    stencil::launch_march<T>(fn, plain_, nullptr, true, room_, grid_[src], grid_[1 - src],
+    stencil::launch_march<T>(fn, plain_, stream, true, room_, grid_[src], grid_[1 - src],
                              static_cast<T>(p_.room.h2f), inv(),
                              {slot, partials_.get(), counter_.get()});
   }
@@ -199,6 +211,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
   cuda::Buffer<double> partials_, unread_;
   cuda::Buffer<unsigned> counter_;
   std::unique_ptr<ChangeSlots> slots_;
+  std::unique_ptr<jacobi_host::RunGraph> graph_;  // a run as one graph (null: launched as it goes)
   stencil::Launch plain_;
   timetile::TileLaunch tiles_[kMaxLevels + 1];
 };

@@ -28,7 +28,7 @@ grep -q -- '--tune KEY=VALUE' out && grep -q -- '--profile' out && pass "--help 
 
 # ---- refused keys and values -------------------------------------------------------------------
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune nosuch=1 -o never.mtx
-expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order, split, l2"
+expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order, split, l2, launch"
 [[ ! -e never.mtx ]] && pass "an unknown key wrote nothing" || fail "an unknown key left never.mtx"
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune warps=9
 expect_stderr '^mmjacobi: --tune warps=9: warps takes 8\|16\|32$'
@@ -150,14 +150,15 @@ if [[ $gpu ]]; then
   # So is the direction along z (the device's: up or alternate, or zigzag where memory is rich and
   # the chunks are short, as here: chunks of 21 planes or fewer).
   # And the L2 policy of its stages: normal for a grid of 2 MB, on every GPU.
-  json_check t_gpu.jsonl "{k: v for k, v in r['tuning'].items() if k != 'order'} == {'warps': 16, 'chunks': 3, 'ahead': 'tma', 'stages': 3, 'l2': 'normal'} and r['tuning']['order'] in ('up', 'alternate', 'zigzag')" \
-    "the record carries warps=16 chunks=3, the loads by TMA with 3 stages, the order and the L2 policy"
+  # And the launch: a run without a tolerance as one CUDA graph.
+  json_check t_gpu.jsonl "{k: v for k, v in r['tuning'].items() if k != 'order'} == {'warps': 16, 'chunks': 3, 'ahead': 'tma', 'stages': 3, 'l2': 'normal', 'launch': 'graph'} and r['tuning']['order'] in ('up', 'alternate', 'zigzag')" \
+    "the record carries warps=16 chunks=3, the loads by TMA with 3 stages, the order, the L2 policy and the launch"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune ahead=off -q \
     --timing t_gpu1.jsonl
   json_check t_gpu1.jsonl "r['tuning']['ahead'] == 'off'" "ahead=off given is recorded as used"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm -q --timing t_gpu2.jsonl
-  json_check t_gpu2.jsonl "r['tuning']['warps'] in (8, 16) and r['tuning']['chunks'] >= 1 and r['tuning']['ahead'] == 'tma' and r['tuning']['stages'] == 3 and (r['tuning']['order'] in ('up', 'alternate') or (r['tuning']['order'] == 'zigzag' and r['tuning']['chunks'] > 1)) and r['tuning']['l2'] == 'normal' and len(r['tuning']) == 6" \
-    "the record carries the device's warps (N = 64: 16, or 8 where memory is rich), the chunks the wave-fill rule chose, tma and its stages"
+  json_check t_gpu2.jsonl "r['tuning']['warps'] in (8, 16) and r['tuning']['chunks'] >= 1 and r['tuning']['ahead'] == 'tma' and r['tuning']['stages'] == 3 and (r['tuning']['order'] in ('up', 'alternate') or (r['tuning']['order'] == 'zigzag' and r['tuning']['chunks'] > 1)) and r['tuning']['l2'] == 'normal' and r['tuning']['launch'] == 'graph' and len(r['tuning']) == 7" \
+    "the record carries the device's warps (N = 64: 16, or 8 where memory is rich), the chunks the wave-fill rule chose, tma and its stages, a graph"
   # Defaults match the same run with them given: same grid.
   chunks=$("$PY" -c "import json; print(json.loads(open('t_gpu2.jsonl').readline())['tuning']['chunks'])")
   ahead=$("$PY" -c "import json; print(json.loads(open('t_gpu2.jsonl').readline())['tuning']['ahead'])")
@@ -178,15 +179,24 @@ if [[ $gpu ]]; then
     -o l2_last.mtx --timing t_l2.jsonl
   json_check t_l2.jsonl "r['tuning']['l2'] == 'last'" "l2=last is recorded as used"
   same_files d.mtx l2_last.mtx
+  # The sweeps launched one by one rather than as one graph: the same grid, recorded as given; a
+  # run with a tolerance reads its change as it goes, so it takes the stream whatever is given.
+  expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune launch=stream \
+    -o l_stream.mtx --timing t_ls.jsonl
+  json_check t_ls.jsonl "r['tuning']['launch'] == 'stream'" "launch=stream is recorded as used"
+  same_files d.mtx l_stream.mtx
+  expect_exit 0 mmjacobi --poisson3d 24 --tol 5e-2 --device cuda --impl cuda-timetile --tune launch=graph \
+    -q --timing t_lt.jsonl
+  json_check t_lt.jsonl "r['tuning']['launch'] == 'stream' and r['converged']" "a run with a tolerance records launch stream"
   # 2D: chunks only; warps is not used (warned about).
   expect_exit 0 mmjacobi --poisson2d 256 --max-iter 4 --device cuda --impl cuda-norm --tune warps=16 \
     --tune chunks=5 -q --timing t_gpu3.jsonl
   expect_stderr '^mmjacobi: warning: --tune warps=16 not used by cuda-norm$'
-  json_check t_gpu3.jsonl "r['tuning'] == {'chunks': 5}" "a 2D record carries the chunks only"
+  json_check t_gpu3.jsonl "r['tuning'] == {'chunks': 5, 'launch': 'graph'}" "a 2D record carries the chunks and the launch only"
   expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-coalesced --tune chunks=3 \
     -q --timing t_gpu4.jsonl
   expect_stderr 'warning: --tune chunks=3 not used by cuda-coalesced'
-  json_check t_gpu4.jsonl "r['tuning'] == {}" "cuda-coalesced records no tuning"
+  json_check t_gpu4.jsonl "r['tuning'] == {'launch': 'graph'}" "cuda-coalesced records its launch only"
   # jacobi_bench --variants: cuda-norm's rows under each variant in one run, one after the other,
   # each recording what it used (here --tune's chunks=3 under both, warps=16 over the second).
   expect_exit 0 jacobi_bench --device cuda --set plain --sizes 64 --updates 1e6 --repeat 1 \

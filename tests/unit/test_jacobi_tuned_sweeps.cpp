@@ -1,6 +1,6 @@
 // The CUDA marching sweeps under each Jacobi tuning, on a GPU: every tuning against the
-// reference, the ways of loading and of ordering the march bit for bit alike, and the values each
-// run reports it used. The tunings' parsing and plans (host code): test_jacobi_tuning.cpp.
+// reference, the ways of loading and of ordering the march bit for bit alike, every run as one
+// graph bit for bit its sweeps launched one by one, and the values each run reports it used. The tunings' parsing and plans (host code): test_jacobi_tuning.cpp.
 #include <gtest/gtest.h>
 
 #include "cuda/stencil_plan.hpp"
@@ -37,7 +37,8 @@ TYPED_TEST_SUITE(TunedStencil, RealTypes);
 
 // Every marching sweep under every tuning against ref-stencil, 2D and 3D, reporting the
 // warps (3D) and chunks it used; cuda-timetile (3D) its chunks and norm, none in 2D (cuda-norm's
-// sweep under the default tuning); the other CUDA sweeps report none.
+// sweep under the default tuning); the other CUDA sweeps none; every one its launch (a graph:
+// the run has no tolerance).
 TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
   MM_REQUIRE_GPU();
   using T = TypeParam;
@@ -68,6 +69,8 @@ TYPED_TEST(TunedStencil, MarchingSweepsMatchRefUnderEveryTuning) {
           EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
           EXPECT_NEAR(got_r.norm, want_r.norm, 1e-5 * want_r.norm) << what;
           test::expect_close(got, want, test::tolerance<T>(8), what);
+          EXPECT_EQ(used.value("launch", ""), "graph") << what;
+          used.erase("launch");
           if (tiled) {
             EXPECT_EQ(used.value("norm", ""), "fused") << what;
             EXPECT_FALSE(used.contains("warps")) << what;
@@ -239,6 +242,60 @@ TYPED_TEST(TunedStencil, ZigzagIsTheDefaultWhereItsChunksAreShort) {
     EXPECT_EQ(got, up) << what;  // bit for bit
     EXPECT_NEAR(r.norm, up_r.norm, 1e-12 * up_r.norm) << what;
   }
+}
+
+// Every CUDA stencil run launched as one graph (launch=graph, and the code's choice without a
+// tolerance) against its sweeps launched one by one (launch=stream): the grid, the change and
+// the iterations bit for bit, over two timed runs (the graph captured once, replayed twice), 2D
+// and 3D, sizes of one vector to several chunks, counts that end on a check or not, and
+// cuda-timetile's passes of 1 to 4 sweeps with either norm. A run with a tolerance reports
+// stream whatever the key (its checks are read as it goes) and stops where the streams do.
+TYPED_TEST(TunedStencil, GraphRunsAreTheStreamsBitForBit) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  int ran = 0;
+  for (const auto& impl : stencil_impls<T>()) {
+    if (impl.device != Device::cuda) continue;
+    for (const int dim : {2, 3}) {
+      for (const std::int64_t n : {5, 33, 130}) {
+        JacobiResult r12;
+        nlohmann::json ignored;
+        run_tuned(impl, dim, n, JacobiStop{12, -1, 1}, {}, r12, ignored);
+        for (const JacobiStop stop : {JacobiStop{1, -1, 1}, JacobiStop{9, -1, 2},
+                                      JacobiStop{13, -1, 4}, JacobiStop{200, 1.2 * r12.norm, 3}}) {
+          for (const int norm : {0, 2}) {
+            if (norm && impl.name != "cuda-timetile") continue;
+            JacobiTuning stream_t, graph_t, chosen_t;
+            stream_t.norm = graph_t.norm = chosen_t.norm = norm;
+            stream_t.launch = 1;
+            graph_t.launch = 2;
+            JacobiResult want_r;
+            nlohmann::json want_used;
+            const auto want = run_tuned(impl, dim, n, stop, stream_t, want_r, want_used);
+            EXPECT_EQ(want_used.value("launch", ""), "stream");
+            for (const JacobiTuning& t : {graph_t, chosen_t}) {
+              JacobiResult got_r;
+              nlohmann::json used;
+              const auto got = run_tuned(impl, dim, n, stop, t, got_r, used);
+              const std::string what = impl.name + " " + std::to_string(dim) + "D N=" +
+                                       std::to_string(n) + " max_iter " +
+                                       std::to_string(stop.max_iter) + " tol " +
+                                       std::to_string(stop.tol) + " used " + used.dump();
+              EXPECT_EQ(used.value("launch", ""), stop.tol < 0 ? "graph" : "stream") << what;
+              EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+              EXPECT_EQ(got_r.converged, want_r.converged) << what;
+              EXPECT_EQ(got_r.norm, want_r.norm) << what;
+              EXPECT_GT(got_r.norm, 0) << what;
+              EXPECT_EQ(got, want) << what;
+              ++ran;
+            }
+          }
+        }
+      }
+    }
+  }
+  // cuda-norm, -ry2, -ry4, -col, -partials, -coalesced, -naive and cuda-timetile (two norms).
+  EXPECT_EQ(ran, 9 * 2 * 3 * 4 * 2);
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
       {"l2", "normal|last",
        "last where memory is rich (H200), a grid is more than twice the L2 and the order is not "
        "zigzag, else normal"},
+      {"launch", "stream|graph", "graph where the run has no tolerance, else stream"},
   };
   ASSERT_EQ(k.keys.size(), std::size(want));
   for (std::size_t i = 0; i < std::size(want); ++i) {
@@ -98,11 +99,16 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"l2=last"}).to_json(), (nlohmann::json{{"l2", "last"}}));
   EXPECT_EQ(parse({"l2=normal"}).to_json(), (nlohmann::json{{"l2", "normal"}}));
   EXPECT_EQ(usage_error({"l2=first"}), "--tune l2=first: l2 takes normal|last");
+  EXPECT_EQ(parse({"launch=stream"}).launch, 1);
+  EXPECT_EQ(parse({"launch=graph"}).launch, 2);
+  EXPECT_EQ(parse({"launch=graph"}).to_json(), (nlohmann::json{{"launch", "graph"}}));
+  EXPECT_EQ(parse({"launch=stream"}).to_json(), (nlohmann::json{{"launch", "stream"}}));
+  EXPECT_EQ(usage_error({"launch=streams"}), "--tune launch=streams: launch takes stream|graph");
   // Every declared key is read: a value for it shows in to_json().
   for (const auto& [key, value] :
        {std::pair{"warps", "16"}, std::pair{"chunks", "3"}, std::pair{"norm", "plain"},
         std::pair{"ahead", "regs"}, std::pair{"stages", "8"}, std::pair{"order", "up"},
-        std::pair{"split", "even"}, std::pair{"l2", "last"}})
+        std::pair{"split", "even"}, std::pair{"l2", "last"}, std::pair{"launch", "stream"}})
     EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
 }
 
