@@ -72,6 +72,69 @@ JacobiResult jacobi_iterate(const JacobiStop& stop, Sweep&& sweep) {
   return res;
 }
 
+// Tuning of the CUDA marching sweeps (cuda-norm and its -ry2, -ry4, -col variants), of the
+// time-tiled one (cuda-timetile: chunks, norm) and how every CUDA run is launched (launch: the
+// system's cuda too, its only key). 0 is the code's choice. --tune warps=W, chunks=C,
+// norm=fused|plain (the keys, their allowed values and defaults: keys(), in jacobi_impls.cpp).
+struct JacobiTuning {
+  // Warps a block of the 3D sweep: 8 or 16 (0: 8). Warps cover whole rows of x first, so a
+  // block holds fewer where the warps along x do not divide it (the 2D sweep: 4, fixed).
+  int warps = 0;
+  // Chunks of planes (2D: rows) each column of tiles is cut into, each marched by one block
+  // (0: the fewest whose blocks fill the GPU's block slots, see stencil_plan.hpp). For
+  // cuda-timetile: the chunks of its time-tiled sweep (0: its fewest-steps rule).
+  int chunks = 0;
+  // cuda-timetile: how a checked pass computes its change. 0: the code's choice (fused);
+  // 1 (fused): in the time-tiled sweep's last level, summed in its own order (the same norm
+  // on every run, equal to cuda-norm's within rounding); 2 (plain): the pass's last sweep is
+  // cuda-norm's, so the change is cuda-norm's bit for bit, at the cost of one more pass
+  // through memory a check.
+  int norm = 0;
+  // How the 3D marching sweep of one row a thread (cuda-norm) issues its loads: 0 the code's
+  // choice (by device: off where gpu_memory_rich(), else regs); 1 (off) at the step that uses them;
+  // 2 (regs) one step ahead, into registers (two steps' loads in flight a thread; more registers,
+  // fewer blocks); 3 (tma) by the copy engine into a ring of shared-memory stages several planes
+  // ahead (vectors of 16 bytes; else regs). The grid and the change are the same bit for bit
+  // (kernels/cuda/stencil_march.cuh, stencil_march_tma.cuh).
+  int ahead = 0;
+  // ahead=tma: the planes a block's ring of shared-memory stages holds, 3..12 (0: the code's
+  // choice, stencil_plan.hpp's tma_stages).
+  int stages = 0;
+  // The 3D marching sweeps' direction along z: 0 the code's choice (stencil_plan.hpp's
+  // march_order); 1 (up) every sweep marches up; 2 (alternate) the even iterations march down,
+  // so that a sweep starts on the planes the sweep before wrote last (still in L2); 3 (zigzag,
+  // ahead=tma; else 2) so, and the odd chunks of each column march the other way, so that two
+  // chunks read the planes about the boundary between them at the same time (once from memory,
+  // not twice). The grid is the same bit for bit; the change of a sweep marching down is summed
+  // in another order.
+  int order = 0;
+  // cuda-timetile, passes of 4 levels: how its blocks share the columns of tiles. 0: the code's
+  // choice (the even split where it makes fewer steps than the chunks, chunks not given); 1
+  // (chunks): each column cut into chunks, a block each; 2 (even): the columns' planes in equal
+  // shares, one a block the GPU holds at once (one wave; a share may reach over into the next
+  // column). Passes of fewer levels take chunks (timetile_plan.hpp's even_split).
+  int split = 0;
+  // ahead=tma: the L2 policy of the stages' loads. 0 the code's choice (stencil_plan.hpp's
+  // march_l2); 1 (normal); 2 (last): evict_last, so that the rows a block loads, which the blocks
+  // beside it load again (the rows beside its own), stay in L2 before the results written
+  // beside them. The grid and the change are the same bit for bit.
+  int l2 = 0;
+  // How a run's sweeps reach the GPU (every CUDA runner: cuda-norm and its variants,
+  // cuda-partials, -coalesced, -naive, cuda-timetile, and the system's cuda). 0: the code's choice
+  // (graph where the run has no tolerance); 1 (stream): launched one by one as the host loop goes;
+  // 2 (graph): a run without a tolerance captured once as a CUDA graph and replayed each run
+  // (jacobi_drive.cuh's RunGraph). A run with a tolerance reads its change as it goes, so it takes
+  // stream whatever the key says. The grid and the change are the same bit for bit.
+  int launch = 0;
+
+  static const TuneKeys& keys();
+  // The keys given in ARGS; UsageError for a bad value.
+  static JacobiTuning from(const TuneArgs& args);
+  // The keys whose value is set (non-zero): a runner's resolved values hold only the keys
+  // its kernel uses.
+  nlohmann::json to_json() const;
+};
+
 // ---- the sparse (or dense) system ------------------------------------------------------
 
 // A square with no zero on its diagonal (jacobi_zero_diagonal_row finds the first such row).
@@ -83,6 +146,7 @@ struct JacobiProblem {
   T* x = nullptr;
   JacobiStop stop;
   JacobiResult* result = nullptr;  // written by every run
+  JacobiTuning tuning{};           // the CUDA runner's: launch only
 };
 
 template <class I, class T>
@@ -161,69 +225,6 @@ HeatedRoom heated_room(int dim, std::int64_t n);
 // The starting grid: walls set, interior 0.
 template <class T>
 void heated_room_init(const HeatedRoom& room, T* u);
-
-// Tuning of the CUDA marching sweeps (cuda-norm and its -ry2, -ry4, -col variants), of the
-// time-tiled one (cuda-timetile: chunks, norm) and how every CUDA stencil run is launched
-// (launch); the system takes none. 0 is the code's choice. --tune warps=W, chunks=C,
-// norm=fused|plain (the keys, their allowed values and defaults: keys(), in jacobi_impls.cpp).
-struct JacobiTuning {
-  // Warps a block of the 3D sweep: 8 or 16 (0: 8). Warps cover whole rows of x first, so a
-  // block holds fewer where the warps along x do not divide it (the 2D sweep: 4, fixed).
-  int warps = 0;
-  // Chunks of planes (2D: rows) each column of tiles is cut into, each marched by one block
-  // (0: the fewest whose blocks fill the GPU's block slots, see stencil_plan.hpp). For
-  // cuda-timetile: the chunks of its time-tiled sweep (0: its fewest-steps rule).
-  int chunks = 0;
-  // cuda-timetile: how a checked pass computes its change. 0: the code's choice (fused);
-  // 1 (fused): in the time-tiled sweep's last level, summed in its own order (the same norm
-  // on every run, equal to cuda-norm's within rounding); 2 (plain): the pass's last sweep is
-  // cuda-norm's, so the change is cuda-norm's bit for bit, at the cost of one more pass
-  // through memory a check.
-  int norm = 0;
-  // How the 3D marching sweep of one row a thread (cuda-norm) issues its loads: 0 the code's
-  // choice (by device: off where gpu_memory_rich(), else regs); 1 (off) at the step that uses them;
-  // 2 (regs) one step ahead, into registers (two steps' loads in flight a thread; more registers,
-  // fewer blocks); 3 (tma) by the copy engine into a ring of shared-memory stages several planes
-  // ahead (vectors of 16 bytes; else regs). The grid and the change are the same bit for bit
-  // (kernels/cuda/stencil_march.cuh, stencil_march_tma.cuh).
-  int ahead = 0;
-  // ahead=tma: the planes a block's ring of shared-memory stages holds, 3..12 (0: the code's
-  // choice, stencil_plan.hpp's tma_stages).
-  int stages = 0;
-  // The 3D marching sweeps' direction along z: 0 the code's choice (stencil_plan.hpp's
-  // march_order); 1 (up) every sweep marches up; 2 (alternate) the even iterations march down,
-  // so that a sweep starts on the planes the sweep before wrote last (still in L2); 3 (zigzag,
-  // ahead=tma; else 2) so, and the odd chunks of each column march the other way, so that two
-  // chunks read the planes about the boundary between them at the same time (once from memory,
-  // not twice). The grid is the same bit for bit; the change of a sweep marching down is summed
-  // in another order.
-  int order = 0;
-  // cuda-timetile, passes of 4 levels: how its blocks share the columns of tiles. 0: the code's
-  // choice (the even split where it makes fewer steps than the chunks, chunks not given); 1
-  // (chunks): each column cut into chunks, a block each; 2 (even): the columns' planes in equal
-  // shares, one a block the GPU holds at once (one wave; a share may reach over into the next
-  // column). Passes of fewer levels take chunks (timetile_plan.hpp's even_split).
-  int split = 0;
-  // ahead=tma: the L2 policy of the stages' loads. 0 the code's choice (stencil_plan.hpp's
-  // march_l2); 1 (normal); 2 (last): evict_last, so that the rows a block loads, which the blocks
-  // beside it load again (the rows beside its own), stay in L2 before the results written
-  // beside them. The grid and the change are the same bit for bit.
-  int l2 = 0;
-  // How a run's sweeps reach the GPU (cuda-norm and its variants, cuda-partials, -coalesced,
-  // -naive, cuda-timetile). 0: the code's choice (graph where the run has no tolerance); 1
-  // (stream): launched one by one as the host loop goes; 2 (graph): a run without a tolerance
-  // captured once as a CUDA graph and replayed each run (jacobi_drive.cuh's RunGraph). A run
-  // with a tolerance reads its change as it goes, so it takes stream whatever the key says. The
-  // grid and the change are the same bit for bit.
-  int launch = 0;
-
-  static const TuneKeys& keys();
-  // The keys given in ARGS; UsageError for a bad value.
-  static JacobiTuning from(const TuneArgs& args);
-  // The keys whose value is set (non-zero): a runner's resolved values hold only the keys
-  // its kernel uses.
-  nlohmann::json to_json() const;
-};
 
 // U gets the grid after the run (N^DIM values); runs start again from the initial grid.
 template <class T>

@@ -84,7 +84,7 @@ const TuneKeys& JacobiTuning::keys() {
   static const TuneKeys k{
       "jacobi stencil",
       "--poisson2d/3d on the GPU: the marching sweeps (cuda-norm, -ry2, -ry4, -col), "
-      "cuda-timetile (chunks, norm, split), every cuda-* run (launch)",
+      "cuda-timetile (chunks, norm, split); every CUDA run, A b on cuda too (launch)",
       {{"warps", "8|16|32",
         "warps a block of the 3D sweep: side by side along x over whole rows (at most 8; 16 "
         "with ahead=tma), the rest along y; fewer where the warps along x do not divide it; "
@@ -133,7 +133,8 @@ const TuneKeys& JacobiTuning::keys() {
         "last where memory is rich (H200), a grid is more than twice the L2 and the order is not "
         "zigzag, else normal"},
        {"launch", "stream|graph",
-        "every cuda-* stencil run: its sweeps launched one by one as the host loop goes "
+        "every CUDA run (the cuda-* stencils, A b on cuda): its sweeps launched one by one as "
+        "the host loop goes "
         "(stream), or a run without a tolerance captured once as a CUDA graph and replayed "
         "each run (graph: one launch a run, set up outside the timing); a run with a tolerance "
         "reads its change as it goes and takes stream; the same grid and change",

@@ -117,7 +117,7 @@ int finish(TimingRecord& rec, MtxMatrix m, const JacobiResult& r, const JacobiSt
   return failed ? 1 : 0;
 }
 
-int run_system(const Cli& cli, const JacobiStop& stop, Device device) {
+int run_system(const Cli& cli, const JacobiStop& stop, const JacobiTuning& tuning, Device device) {
   const CommonOptions& c = cli.common();
   const auto files = cli.positionals("files");
   if (files.size() != 2)
@@ -168,7 +168,7 @@ int run_system(const Cli& cli, const JacobiStop& stop, Device device) {
                   << "): the iteration may diverge\n";
       Dense<T> x(h.rows, 1);
       JacobiResult res;
-      JacobiProblem<I, T> p{&csr, b.data(), x.data.data(), stop, &res};
+      JacobiProblem<I, T> p{&csr, b.data(), x.data.data(), stop, &res, tuning};
       rec.phase("convert", w.seconds());
 
       auto runner = impl.make(p);
@@ -280,7 +280,7 @@ int run(const Cli& cli) {
   if (p2 || p3)
     return run_stencil(cli, stop, tuning, device, p3 ? 3 : 2,
                        cli.get<std::int64_t>(p3 ? "poisson3d" : "poisson2d"), time_tile);
-  return run_system(cli, stop, device);
+  return run_system(cli, stop, tuning, device);
 }
 
 }  // namespace

@@ -338,5 +338,61 @@ TYPED_TEST(JacobiTypes, CudaMatchesRefOnAwkwardShapes) {
   EXPECT_GT(ran, 0) << "no CUDA system implementation";
 }
 
+// The CUDA system runs as one graph (launch=graph, and the code's choice without a tolerance)
+// against their sweeps launched one by one (launch=stream): x, the change and the iterations
+// bit for bit over a plain run and two timed ones (one capture, three replays), on the awkward
+// shapes (the empty one: only the change's sums) and counts ending on a check or not; a run with
+// a tolerance records stream whatever the key.
+TYPED_TEST(JacobiTypes, CudaGraphRunsAreTheStreamsBitForBit) {
+  MM_REQUIRE_GPU();
+  using I = typename TypeParam::first_type;
+  using T = typename TypeParam::second_type;
+  const auto run = [](const Impl<JacobiMake<I, T>>& impl, const Csr<I, T>& a,
+                      const std::vector<T>& b, const JacobiStop& stop, int launch,
+                      JacobiResult& res, nlohmann::json& used) {
+    std::vector<T> x(static_cast<std::size_t>(a.rows), test::poison<T>());
+    JacobiTuning t;
+    t.launch = launch;
+    JacobiProblem<I, T> p{&a, b.data(), x.data(), stop, &res, t};
+    auto r = impl.make(p);
+    const Measured m = measure(*r, 1, 2);
+    used = m.tuning;
+    r->download();
+    return x;
+  };
+  std::uint64_t seed = 900;
+  int ran = 0;
+  for (const auto& s : test::awkward_shapes()) {
+    if (s.rows != s.cols) continue;
+    const auto a = dominant<I, T>(s, seed++);
+    const auto b = test::random_vector<T>(a.rows, seed++);
+    for (const JacobiStop stop : {JacobiStop{1, -1, 1}, JacobiStop{17, -1, 5},
+                                  JacobiStop{20, -1, 4}, JacobiStop{500, 1e-3, 3}}) {
+      for (const auto& impl : jacobi_impls<I, T>()) {
+        if (impl.device != Device::cuda) continue;
+        JacobiResult want_r;
+        nlohmann::json want_used;
+        const auto want = run(impl, a, b, stop, 1, want_r, want_used);
+        EXPECT_EQ(want_used, (nlohmann::json{{"launch", "stream"}}));
+        for (const int launch : {2, 0}) {
+          JacobiResult got_r;
+          nlohmann::json used;
+          const auto got = run(impl, a, b, stop, launch, got_r, used);
+          const std::string what = impl.name + " on " + s.name + " max_iter " +
+                                   std::to_string(stop.max_iter) + " launch " +
+                                   std::to_string(launch) + " used " + used.dump();
+          EXPECT_EQ(used, (nlohmann::json{{"launch", stop.tol < 0 ? "graph" : "stream"}})) << what;
+          EXPECT_EQ(got_r.iterations, want_r.iterations) << what;
+          EXPECT_EQ(got_r.converged, want_r.converged) << what;
+          EXPECT_EQ(got_r.norm, want_r.norm) << what;
+          test::expect_same_bits(got, want, what);
+          ++ran;
+        }
+      }
+    }
+  }
+  EXPECT_GT(ran, 0) << "no CUDA system implementation";
+}
+
 }  // namespace
 }  // namespace mm
