@@ -189,12 +189,12 @@ if [[ $gpu ]]; then
     -q --timing t_lt.jsonl
   json_check t_lt.jsonl "r['tuning']['launch'] == 'stream' and r['converged']" "a run with a tolerance records launch stream"
   # The system A b on the GPU: its launch, its only key (the others warned about).
-  expect_exit 0 mmjacobi A.mtx b.mtx --max-iter 5 --device cuda -o x_g.mtx --timing t_sg.jsonl
-  json_check t_sg.jsonl "r['tuning'] == {'launch': 'graph'}" "a CUDA system record carries its launch"
+  expect_exit 0 mmjacobi A.mtx b.mtx --max-iter 5 --device cuda -o x_g.mtx --timing t_jsg.jsonl
+  json_check t_jsg.jsonl "r['tuning'] == {'launch': 'graph'}" "a CUDA system record carries its launch"
   expect_exit 0 mmjacobi A.mtx b.mtx --max-iter 5 --device cuda --tune launch=stream --tune warps=16 \
-    -o x_s.mtx --timing t_ss.jsonl
+    -o x_s.mtx --timing t_jss.jsonl
   expect_stderr '^mmjacobi: warning: --tune warps=16 not used by cuda$'
-  json_check t_ss.jsonl "r['tuning'] == {'launch': 'stream'}" "launch=stream on the system is recorded as used"
+  json_check t_jss.jsonl "r['tuning'] == {'launch': 'stream'}" "launch=stream on the system is recorded as used"
   same_files x_g.mtx x_s.mtx
   # 2D: chunks only; warps is not used (warned about).
   expect_exit 0 mmjacobi --poisson2d 256 --max-iter 4 --device cuda --impl cuda-norm --tune warps=16 \
