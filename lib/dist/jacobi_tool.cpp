@@ -303,9 +303,11 @@ int jacobi_tool(const Cli& cli, const JacobiStop& stop) {
     throw UsageError("--split " + split +
                      " with --device cuda: GPU ranks run slabs (--split slabs, the default)");
   plan.tuning = JacobiTuning::from(cli.tune());
-  if (comm.root())
-    warn_unused_tuning("mmjacobi", cli.tune(),
-                       plan.gpu ? plan.tuning.to_json() : nlohmann::json::object(), plan.impl());
+  // The GPU ranks take the marching sweep's keys; not launch: a slab's sweeps exchange their
+  // halos between them, so they are launched one by one.
+  nlohmann::json used = plan.gpu ? plan.tuning.to_json() : nlohmann::json::object();
+  used.erase("launch");
+  if (comm.root()) warn_unused_tuning("mmjacobi", cli.tune(), used, plan.impl());
   const CommKind kind = parse_comm(cli.get<std::string>("comm"));
   if (kind == CommKind::nccl && !plan.gpu)
     throw UsageError("--comm nccl moves device memory: it needs GPU ranks (--device cuda)");

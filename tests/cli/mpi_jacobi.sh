@@ -284,6 +284,12 @@ print(t.get("ahead"), t.get("order"), t.get("l2"), t.get("warps"), "chunks" in t
   tuned "tma up normal [1-9]* True" 2 mmjacobi --poisson3d 16 --max-iter 5
   tuned "tma up last [1-9]* True" 1 mmjacobi --poisson3d 40 --max-iter 5 --tune l2=last
   tuned "tma up normal 16 True" 2 mmjacobi --poisson3d 40 --max-iter 5 --tune l2=normal --tune warps=16
+  # launch is the one-process runs' key: a slab's sweeps exchange halos between them, launched
+  # one by one, and the ranks say so.
+  if mpi_run 1 mmjacobi --poisson3d 16 --max-iter 3 --device cuda --tune launch=graph -q 2> "$TMP/err" &&
+    grep -q "warning: --tune launch=graph not used by" "$TMP/err"; then
+    pass "GPU ranks warn that --tune launch is not theirs"
+  else fail "GPU ranks and --tune launch: $(cat "$TMP/err")"; fi
   # --comm nccl: one rank works; more ranks than GPUs are refused (exit 4); with a GPU a rank,
   # 2 ranks give the same grids and norms as MPI's.
   nccl_ok=1
