@@ -134,10 +134,10 @@ const TuneKeys& JacobiTuning::keys() {
         "zigzag, else normal"},
        {"launch", "stream|graph",
         "every CUDA run (the cuda-* stencils, A b on cuda): its sweeps launched one by one as "
-        "the host loop goes "
-        "(stream), or a run without a tolerance captured once as a CUDA graph and replayed "
-        "each run (graph: one launch a run, set up outside the timing); a run with a tolerance "
-        "reads its change as it goes and takes stream; the same grid and change",
+        "the host loop goes (stream), or a run without a tolerance captured once as a CUDA "
+        "graph and replayed each run (graph: one launch a run, set up outside the timing); a "
+        "run with a tolerance reads its change as it goes and takes stream; the same grid and "
+        "change",
         "graph where the run has no tolerance, else stream"}}};
   return k;
 }

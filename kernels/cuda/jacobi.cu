@@ -47,8 +47,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     // writes its own on the other side.
     partials_ = cuda::Buffer<double>(2 * static_cast<std::size_t>(launch_.blocks()));
     slots_ = std::make_unique<ChangeSlots>(marching());
-    if (p_.tuning.launch != 1 && jacobi_host::RunGraph::fits(p_.stop))
-      graph_ = std::make_unique<jacobi_host::RunGraph>();
+    graph_ = jacobi_host::RunGraph::wanted(p_.stop, p_.tuning.launch);
   }
 
   void download() override { grid_.download(result_, p_.u); }
@@ -240,8 +239,7 @@ class JacobiCudaRunner final : public cuda::CudaRunner {
     blocks_ = ceil_div(rows_ * width_, kThreads);
     partials_ = cuda::Buffer<double>(static_cast<std::size_t>(blocks_));
     slots_ = std::make_unique<ChangeSlots>();
-    if (p_.tuning.launch != 1 && jacobi_host::RunGraph::fits(p_.stop))
-      graph_ = std::make_unique<jacobi_host::RunGraph>();
+    graph_ = jacobi_host::RunGraph::wanted(p_.stop, p_.tuning.launch);
   }
 
   void download() override { x_[result_].download(p_.x, static_cast<std::size_t>(rows_)); }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -142,6 +143,12 @@ class RunGraph {
  public:
   // Whether the run STOP asks for is captured: no tolerance, some iterations.
   static bool fits(const JacobiStop& stop) { return stop.tol < 0 && stop.max_iter > 0; }
+  // The graph a runner's runs of STOP take under LAUNCH (JacobiTuning::launch): none where they
+  // are launched as they go (launch=stream, or a run the graph does not fit).
+  static std::unique_ptr<RunGraph> wanted(const JacobiStop& stop, int launch) {
+    if (launch == 1 || !fits(stop)) return nullptr;
+    return std::make_unique<RunGraph>();
+  }
 
   // Captures once the passes QUEUE(stream) queues, their result (its norm still unread), the
   // slot of the last pass's change and the buffer holding the grid.

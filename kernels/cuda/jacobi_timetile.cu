@@ -72,8 +72,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
     counter_.fill_bytes(0);
     unread_ = cuda::Buffer<double>(1);
     slots_ = std::make_unique<ChangeSlots>(true);  // the last block writes the host's slot
-    if (p_.tuning.launch != 1 && jacobi_host::RunGraph::fits(p_.stop))
-      graph_ = std::make_unique<jacobi_host::RunGraph>();
+    graph_ = jacobi_host::RunGraph::wanted(p_.stop, p_.tuning.launch);
   }
 
   void download() override { grid_.download(result_, p_.u); }
