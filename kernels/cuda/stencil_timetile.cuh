@@ -155,6 +155,15 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
   const Ix col = y0 * n + x;  // the thread's first point in a plane (may be < 0)
 
   T bl[L][R][W], ahead[R][W];
+  // The change of point e added to sums[e % kSums] (change_sums), or to CHANGE itself where one.
+  constexpr int kSums = change_sums(sizeof(T), W);
+  [[maybe_unused]] double sums[kSums] = {};
+  const auto add_change = [&](int e, double sq) {
+    if constexpr (kSums == 1)
+      change += sq;
+    else
+      sums[e % kSums] += sq;
+  };
 #pragma unroll
   for (int t = 0; t < L; ++t)
 #pragma unroll
@@ -250,13 +259,14 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
           if constexpr (NORM && masks) {
             if constexpr (selected_change(L)) {
               if (t == L - 1)
-                change += stencil::sq_change((wr >> b & 1u) ? w : c_mid[t].v[e], c_mid[t].v[e]);
+                add_change(e,
+                           stencil::sq_change((wr >> b & 1u) ? w : c_mid[t].v[e], c_mid[t].v[e]));
             } else if (t == L - 1 && (wr >> b & 1u)) {
-              change += stencil::sq_change(w, c_mid[t].v[e]);
+              add_change(e, stencil::sq_change(w, c_mid[t].v[e]));
             }
           } else if constexpr (NORM) {
             if (t == L - 1 && write && (written >> b & 1u))
-              change += stencil::sq_change(w, c_mid[t].v[e]);
+              add_change(e, stencil::sq_change(w, c_mid[t].v[e]));
           }
           bl[t][q][e] = c_mid[t].v[e];
         }
@@ -276,6 +286,10 @@ __device__ __forceinline__ void march_column(const Room& r, const T* __restrict_
           if (wb >> e & 1u) o[e] = v.v[e];
       }
     }
+  }
+  if constexpr (kSums > 1) {
+#pragma unroll
+    for (int i = 0; i < kSums; ++i) change += sums[i];
   }
 }
 

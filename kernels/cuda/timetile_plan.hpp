@@ -68,6 +68,20 @@ MM_TIMETILE_HD constexpr bool selected_change(int levels) {
   return levels == 2 || levels == 4;
 }
 
+// The sums a thread keeps the change in (stencil_timetile.cuh's march_column), each of W POINTS
+// a thread's points of x where more than one: point e's squares go to sum e, and the sums join
+// the block's change at the column's end. A step's last level then adds its W R squares in W
+// chains of R dependent double adds, not one chain of W R. The order of the adds changes, so the
+// norm is cuda-norm's within rounding (as the fused change already was), the grid the same bit
+// for bit. H200, K = 4, the change every 4, fraction of the single-sweep copy bound at N = 256 /
+// 384 / 512 / 768, alternating with main cc424bf in one call
+// (bench/results/issue16_fiftyfirst_pass_*.md): single (W = 2) 1.155 / 1.503 / 1.519 / 1.616
+// against 1.143 / 1.485 / 1.502 / 1.599; double at W = 2 lost, 1.326 / 1.652 / 1.816 / 1.846
+// against 1.379 / 1.721 / 1.888 / 1.917 (its registers are the tighter), so it keeps one sum.
+MM_TIMETILE_HD constexpr int change_sums(std::size_t value_bytes, int points) {
+  return value_bytes == 4 ? points : 1;
+}
+
 // The points a thread holds at L levels. Two along x (W = 2) move a pair as one access in
 // shared memory (16 bytes in double), and in global memory where N is even (tiles then start on
 // even x: x_first), halving the loads, stores and index arithmetic a point. Fraction of the
