@@ -74,10 +74,10 @@ MM_TIMETILE_HD constexpr bool selected_change(int levels) {
 // chains of R dependent double adds, not one chain of W R. The order of the adds changes, so the
 // norm is cuda-norm's within rounding (as the fused change already was), the grid the same bit
 // for bit. H200, K = 4, the change every 4, fraction of the single-sweep copy bound at N = 256 /
-// 384 / 512 / 768, alternating with main cc424bf in one call
-// (bench/results/issue16_fiftyfirst_pass_*.md): single (W = 2) 1.155 / 1.503 / 1.519 / 1.616
-// against 1.143 / 1.485 / 1.502 / 1.599; double at W = 2 lost, 1.326 / 1.652 / 1.816 / 1.846
-// against 1.379 / 1.721 / 1.888 / 1.917 (its registers are the tighter), so it keeps one sum.
+// 384 / 512 / 768, against main cc424bf in two calls (bench/results/issue16_fiftyfirst_pass_*.md):
+// single (W = 2) 1.155-1.156 / 1.495-1.503 / 1.519 / 1.614-1.616 against 1.144-1.145 / 1.480-1.486
+// / 1.501 / 1.600-1.603; double at W = 2 lost, 1.326 / 1.652 / 1.816 / 1.846 against 1.379 /
+// 1.721 / 1.888 / 1.917 (its registers are the tighter), so it keeps one sum.
 MM_TIMETILE_HD constexpr int change_sums(std::size_t value_bytes, int points) {
   return value_bytes == 4 ? points : 1;
 }
