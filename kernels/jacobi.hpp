@@ -72,7 +72,8 @@ JacobiResult jacobi_iterate(const JacobiStop& stop, Sweep&& sweep) {
   return res;
 }
 
-// Tuning of the CUDA marching sweeps (cuda-norm and its -ry2, -ry4, -col variants), of the
+// Tuning of the CUDA marching sweeps (cuda-norm and its -ry2, -ry4, -col variants; cuda-norm's
+// plan found by a search: plan), of the
 // time-tiled one (cuda-timetile: chunks, norm) and how every CUDA run is launched (launch: the
 // system's cuda too, its only key). 0 is the code's choice. --tune warps=W, chunks=C,
 // norm=fused|plain (the keys, their allowed values and defaults: keys(), in jacobi_impls.cpp).
@@ -126,6 +127,13 @@ struct JacobiTuning {
   // (jacobi_drive.cuh's RunGraph). A run with a tolerance reads its change as it goes, so it takes
   // stream whatever the key says. The grid and the change are the same bit for bit.
   int launch = 0;
+  // How cuda-norm's plan (its ring's stages and its chunks) is found. 0: the code's choice
+  // (rule); 1 (rule): stencil_plan.hpp's rules, from the GPU's size and the kernel's occupancy;
+  // 2 (search): the plans those keys not given allow (stencil_plan.hpp's plan_candidates) are
+  // timed on this GPU at upload, a few short runs each, and the fastest kept where it beats the
+  // rule's (plan_chosen). The grid is the same bit for bit; the change of a plan of other chunks
+  // or order is summed in another order. Its cost is upload's (the record's h2d phase).
+  int plan = 0;
 
   static const TuneKeys& keys();
   // The keys given in ARGS; UsageError for a bad value.

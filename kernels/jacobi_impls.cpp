@@ -138,7 +138,14 @@ const TuneKeys& JacobiTuning::keys() {
         "graph and replayed each run (graph: one launch a run, set up outside the timing); a "
         "run with a tolerance reads its change as it goes and takes stream; the same grid and "
         "change",
-        "graph where the run has no tolerance, else stream"}}};
+        "graph where the run has no tolerance, else stream"},
+       {"plan", "rule|search",
+        "cuda-norm: its plan (stages, chunks) from the rules for the GPU's size and the "
+        "kernel's occupancy (rule), or searched on this GPU at upload: each plan of 3 or 4 "
+        "stages and the rule's or 1..8 chunks (those keys not given) timed over a few short "
+        "runs, the fastest kept where it beats the rule's by 1% (search: its cost in the h2d "
+        "phase); the same grid, the change summed in the plan's order",
+        "rule"}}};
   return k;
 }
 
@@ -148,7 +155,7 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
                 &split = keys().key("split"), &norm = keys().key("norm"),
                 &ahead = keys().key("ahead"), &stages = keys().key("stages"),
                 &order = keys().key("order"), &l2 = keys().key("l2"),
-                &launch = keys().key("launch");
+                &launch = keys().key("launch"), &plan = keys().key("plan");
   if (const auto v = args.get(warps)) t.warps = tune_int_of(warps, *v, {8, 16, 32});
   if (const auto v = args.get(chunks)) t.chunks = tune_int(chunks, *v, 0, 65535);
   if (const auto v = args.get(split))
@@ -164,6 +171,8 @@ JacobiTuning JacobiTuning::from(const TuneArgs& args) {
     t.l2 = 1 + static_cast<int>(tune_choice(l2, *v, {"normal", "last"}));
   if (const auto v = args.get(launch))
     t.launch = 1 + static_cast<int>(tune_choice(launch, *v, {"stream", "graph"}));
+  if (const auto v = args.get(plan))
+    t.plan = 1 + static_cast<int>(tune_choice(plan, *v, {"rule", "search"}));
   return t;
 }
 
@@ -178,6 +187,7 @@ nlohmann::json JacobiTuning::to_json() const {
   if (order) j["order"] = order == 3 ? "zigzag" : order == 2 ? "alternate" : "up";
   if (l2) j["l2"] = l2 == 2 ? "last" : "normal";
   if (launch) j["launch"] = launch == 2 ? "graph" : "stream";
+  if (plan) j["plan"] = plan == 2 ? "search" : "rule";
   return j;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "cuda/cuda_util.cuh"
 #include "cuda/jacobi_cuda.hpp"
@@ -15,6 +16,7 @@
 #include "cuda/stencil_rows.hpp"
 #include "instantiate.hpp"
 #include "mm/error.hpp"
+#include "mm/timing.hpp"
 
 namespace mm {
 
@@ -48,17 +50,25 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     partials_ = cuda::Buffer<double>(2 * static_cast<std::size_t>(launch_.blocks()));
     slots_ = std::make_unique<ChangeSlots>(marching());
     graph_ = jacobi_host::RunGraph::wanted(p_.stop, p_.tuning.launch);
+    if (p_.tuning.plan == 2 && kernel_ == StencilCudaKernel::march) search();
   }
 
   void download() override { grid_.download(result_, p_.u); }
 
-  // The marching sweeps' warps (3D) and chunks as planned (in upload, which sets slots_); the
+  // The marching sweeps' warps (3D) and chunks as planned (in upload, which sets slots_), and
+  // cuda-norm's plan key as given (searched: the plans timed and the search's seconds); the
   // launch of every kernel's runs (the others take no other key).
   nlohmann::json tuning() const override {
     if (!slots_) return nlohmann::json::object();
     JacobiTuning used = marching() ? stencil::march_tuning(launch_, p_.room.dim) : JacobiTuning{};
     used.launch = graph_ ? 2 : 1;
-    return used.to_json();
+    if (kernel_ == StencilCudaKernel::march) used.plan = p_.tuning.plan;  // as given
+    nlohmann::json j = used.to_json();
+    if (searched_) {  // the plan found by --tune plan=search: among how many, at what cost
+      j["plans_tried"] = searched_;
+      j["search_s"] = search_s_;
+    }
+    return j;
   }
 
  protected:
@@ -122,6 +132,48 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     }
     grid_dim_ = dim3(static_cast<unsigned>(launch_.gx), static_cast<unsigned>(launch_.gy),
                      static_cast<unsigned>(launch_.gz));
+  }
+
+  // --tune plan=search: each distinct plan of stencil::plan_candidates timed here, at upload,
+  // over kSearchRuns runs of kSearchSweeps sweeps from x_0 (after one untimed), checked as the
+  // runs are and launched one by one; the plan kept is plan_chosen's. Grid 1 is poisoned again
+  // after, as allocate left it.
+  void search() {
+    const Stopwatch w;
+    std::vector<stencil::Launch> plans;
+    for (const JacobiTuning& t : stencil::plan_candidates(p_.tuning)) {
+      const stencil::Launch l = stencil::plan_march_rows<T>(p_.room, vec_, t);
+      const auto same = [&l](const stencil::Launch& q) { return stencil::same_plan(q, l); };
+      if (std::none_of(plans.begin(), plans.end(), same)) plans.push_back(l);
+    }
+    std::int64_t most = 0;
+    for (const stencil::Launch& l : plans) most = std::max(most, l.blocks());
+    partials_ = cuda::Buffer<double>(2 * static_cast<std::size_t>(most));
+    grid_.start();
+    const std::int64_t sweeps = stencil::kSearchSweeps;
+    cuda::Event from, to;
+    std::vector<double> seconds;
+    for (const stencil::Launch& l : plans) {
+      launch_ = l;
+      std::vector<double> runs;
+      for (int run = 0; run <= stencil::kSearchRuns; ++run) {
+        from.record();
+        for (std::int64_t k = 1; k <= sweeps; ++k)
+          sweep(static_cast<int>((k - 1) % 2), k,
+                jacobi_checks(p_.stop, k) ? static_cast<int>(k % 2) : -1, nullptr);
+        to.record();
+        if (run) runs.push_back(cuda::elapsed(from, to));
+      }
+      std::nth_element(runs.begin(), runs.begin() + runs.size() / 2, runs.end());
+      seconds.push_back(runs[runs.size() / 2]);
+    }
+    launch_ = plans[stencil::plan_chosen(seconds)];
+    side_ = 0;
+    before_slot_ = nullptr;
+    grid_.poison();
+    MM_CUDA(cudaDeviceSynchronize());
+    searched_ = static_cast<int>(plans.size());
+    search_s_ = w.seconds();
   }
 
   auto step() {
@@ -204,6 +256,8 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   stencil::Launch launch_;
   dim3 grid_dim_;
   int vec_ = 1, result_ = 0;
+  int searched_ = 0;  // --tune plan=search: the plans timed (0: none searched)
+  double search_s_ = 0;
   // The marching sweeps' deferred change: the side of partials_ the next checked sweep writes,
   // and the last sweep's slot (null: nothing to sum; else its partials are side 1 - side_).
   int side_ = 0;

@@ -90,9 +90,11 @@ class RoomGrids {
     room_ = room;
     grid_[0] = cuda::Buffer<T>(points());
     grid_[1] = cuda::Buffer<T>(points());
-    fill_room(room_, grid_[1].get(), std::numeric_limits<T>::quiet_NaN());
+    poison();
   }
   void start() { fill_room(room_, grid_[0].get(), T(0)); }
+  // Grid 1's interior NaN again (after sweeps run outside a run: cuda-norm's plan search).
+  void poison() { fill_room(room_, grid_[1].get(), std::numeric_limits<T>::quiet_NaN()); }
   T* operator[](int i) { return grid_[i].get(); }
   void download(int i, T* u) const { grid_[i].download(u, points()); }
 

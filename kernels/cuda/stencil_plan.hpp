@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "device.hpp"
 #include "jacobi.hpp"
@@ -419,6 +420,50 @@ inline Launch plan_tiled(const HeatedRoom& room, std::int64_t sms) {
   l.chunk = ceil_div(m, chunks);
   l.chunks = l.gz = ceil_div(m, l.chunk);  // no empty chunk at the end
   return l;
+}
+
+// --tune plan=search (cuda-norm, kernels/cuda/jacobi.cu): the plans tried, each timed on the GPU
+// at upload. The plain sweep's best plan off the tuned sizes is rugged: on the H200 at N =
+// 192-352 neighbouring plans differ by up to 0.2 of the copy, the wave-fill rule's plan lost 3-14%
+// to the best found (double 288 0.833 against 0.903, 320 0.85 against 0.95, single 320 0.80
+// against 0.90), and no rule tried ordered them; the best found were 3 or 4 stages with 2-11
+// chunks (bench/results/issue16_fiftyfirst_pass_2026-12-03_cc424bf.md). So the candidates are
+// the rule's plan (T as given: first, the one kept on a tie) and, for each key T leaves to the
+// code, 3 or 4 stages by the rule's chunks or 1..kSearchMostChunks (a key given is kept).
+constexpr int kSearchMostChunks = 8;
+inline std::vector<JacobiTuning> plan_candidates(const JacobiTuning& t) {
+  std::vector<JacobiTuning> c{t};
+  const std::vector<int> stages = t.stages ? std::vector<int>{t.stages} : std::vector<int>{3, 4};
+  std::vector<int> chunks{t.chunks};
+  if (!t.chunks)
+    for (int k = 1; k <= kSearchMostChunks; ++k) chunks.push_back(k);
+  for (const int s : stages)
+    for (const int k : chunks) {
+      JacobiTuning x = t;
+      x.stages = s;
+      x.chunks = k;
+      c.push_back(x);
+    }
+  return c;
+}
+// Whether launches A and B run the same sweep (plan_candidates's tunings may plan alike: the
+// stages of a sweep that does not load by TMA, chunks beyond the planes).
+inline bool same_plan(const Launch& a, const Launch& b) {
+  return a.gx == b.gx && a.gy == b.gy && a.gz == b.gz && a.threads == b.threads &&
+         a.chunk == b.chunk && a.ahead == b.ahead && a.stages == b.stages && a.order == b.order &&
+         a.l2 == b.l2;
+}
+// A search's sweeps a plan: kSearchRuns timed runs of kSearchSweeps sweeps each after one
+// untimed, the plan's time their median; kept over the rule's plan (SECONDS[0]) where faster by
+// kSearchMargin (the bench's rounds of one plan agree within 0.001-0.008 of the copy).
+constexpr int kSearchRuns = 3;
+constexpr int kSearchSweeps = 8;
+constexpr double kSearchMargin = 0.01;
+inline std::size_t plan_chosen(const std::vector<double>& seconds) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < seconds.size(); ++i)
+    if (seconds[i] < seconds[best]) best = i;
+  return best && seconds[best] < (1 - kSearchMargin) * seconds[0] ? best : 0;
 }
 
 // The tuning a marching launch L of a DIM-dimensional room used (warps: 3D only).

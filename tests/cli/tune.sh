@@ -28,7 +28,7 @@ grep -q -- '--tune KEY=VALUE' out && grep -q -- '--profile' out && pass "--help 
 
 # ---- refused keys and values -------------------------------------------------------------------
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune nosuch=1 -o never.mtx
-expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order, split, l2, launch"
+expect_stderr "^mmjacobi: unknown --tune key 'nosuch' for mmjacobi; keys: warps, chunks, norm, ahead, stages, order, split, l2, launch, plan"
 [[ ! -e never.mtx ]] && pass "an unknown key wrote nothing" || fail "an unknown key left never.mtx"
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune warps=9
 expect_stderr '^mmjacobi: --tune warps=9: warps takes 8\|16\|32$'
@@ -36,6 +36,8 @@ expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune chunks=-1
 expect_stderr '^mmjacobi: --tune chunks=-1: chunks takes 0\.\.65535$'
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune chunks=many
 expect_stderr 'chunks takes 0\.\.65535'
+expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune plan=best
+expect_stderr '^mmjacobi: --tune plan=best: plan takes rule\|search$'
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune warps
 expect_stderr "^mmjacobi: --tune takes KEY=VALUE \(or help\), not 'warps'$"
 expect_exit 2 mmjacobi --poisson2d 8 --max-iter 3 --tune warps=8 --tune warps=16
@@ -185,6 +187,21 @@ if [[ $gpu ]]; then
     -o l_stream.mtx --timing t_ls.jsonl
   json_check t_ls.jsonl "r['tuning']['launch'] == 'stream'" "launch=stream is recorded as used"
   same_files d.mtx l_stream.mtx
+  # The plan searched on the GPU at upload: the same grid, the record naming the search, the
+  # plans it timed and the plan kept; plan=rule is the default's plan, recorded as given; the
+  # other sweeps do not take the key (warned about).
+  expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune plan=search \
+    -o p_search.mtx --timing t_ps.jsonl
+  json_check t_ps.jsonl "r['tuning']['plan'] == 'search' and r['tuning']['plans_tried'] >= 2 and r['tuning']['search_s'] > 0 and 1 <= r['tuning']['chunks'] and r['tuning']['stages'] in (3, 4)" \
+    "plan=search records the search, the plans timed and the plan kept"
+  same_files d.mtx p_search.mtx
+  expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm --tune plan=rule \
+    -q --timing t_pr.jsonl
+  json_check t_pr.jsonl "r['tuning']['plan'] == 'rule' and r['tuning']['chunks'] == $chunks and 'plans_tried' not in r['tuning']" \
+    "plan=rule records the rule's plan"
+  expect_exit 0 mmjacobi --poisson3d 64 --max-iter 4 --device cuda --impl cuda-norm-ry2 --tune plan=search \
+    -q --timing t_pn.jsonl
+  expect_stderr '^mmjacobi: warning: --tune plan=search not used by cuda-norm-ry2$'
   expect_exit 0 mmjacobi --poisson3d 24 --tol 5e-2 --device cuda --impl cuda-timetile --tune launch=graph \
     -q --timing t_lt.jsonl
   json_check t_lt.jsonl "r['tuning']['launch'] == 'stream' and r['converged']" "a run with a tolerance records launch stream"

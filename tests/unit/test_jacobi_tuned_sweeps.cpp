@@ -245,6 +245,74 @@ TYPED_TEST(TunedStencil, ZigzagIsTheDefaultWhereItsChunksAreShort) {
   }
 }
 
+// --tune plan=search: cuda-norm's plan found by timing its candidates at upload. The grid bit for
+// bit the rule's plan's (the sweeps the search ran outside the runs leave nothing behind: grid 1
+// poisoned again, every point of the result written by the runs), the change within rounding
+// (another plan's chunks and order sum it in another order), the iterations alike, with and
+// without a tolerance, 2D and 3D; the record names the search, the plans it timed (several: the
+// rooms allow more than one chunk) and its cost, and the plan kept within the candidates'
+// bounds; a key given (chunks) is kept.
+TYPED_TEST(TunedStencil, PlanSearchKeepsTheGridAndRecordsThePlan) {
+  MM_REQUIRE_GPU();
+  using T = TypeParam;
+  const auto& norm = stencil_impl<T>("cuda-norm");
+  int ran = 0;
+  for (const int dim : {2, 3}) {
+    for (const std::int64_t n : {33, 130, 256}) {
+      for (const JacobiStop stop : {JacobiStop{7, -1, 2}, JacobiStop{1, -1, 1}}) {
+        for (const int chunks : {0, 2}) {
+          JacobiTuning rule_t, search_t;
+          rule_t.chunks = search_t.chunks = chunks;
+          search_t.plan = 2;
+          JacobiResult want_r, r;
+          nlohmann::json want_used, used;
+          const auto want = run_tuned(norm, dim, n, stop, rule_t, want_r, want_used);
+          const auto got = run_tuned(norm, dim, n, stop, search_t, r, used);
+          const std::string what = std::to_string(dim) + "D N=" + std::to_string(n) + " max_iter " +
+                                   std::to_string(stop.max_iter) + " used " + used.dump();
+          EXPECT_FALSE(want_used.contains("plan")) << what;
+          EXPECT_EQ(used.value("plan", ""), "search") << what;
+          const int tried = used.value("plans_tried", 0);
+          EXPECT_GE(tried, chunks ? 1 : 2) << what;
+          EXPECT_LE(tried, 1 + 2 * (1 + stencil::kSearchMostChunks)) << what;
+          EXPECT_GT(used.value("search_s", 0.0), 0) << what;
+          const std::int64_t kept = used["chunks"].get<std::int64_t>();
+          if (chunks) {
+            EXPECT_EQ(kept, chunks) << what;
+          } else {
+            EXPECT_GE(kept, 1) << what;
+            EXPECT_LE(kept, std::max<std::int64_t>(want_used["chunks"].get<std::int64_t>(),
+                                                   stencil::kSearchMostChunks))
+                << what;
+          }
+          if (dim == 3 && used.contains("stages")) {
+            EXPECT_TRUE(used["stages"] == 3 || used["stages"] == 4) << what;
+          }
+          EXPECT_EQ(r.iterations, want_r.iterations) << what;
+          EXPECT_NEAR(r.norm, want_r.norm, 1e-12 * want_r.norm) << what;
+          EXPECT_EQ(got, want) << what;  // bit for bit
+          ++ran;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ran, 2 * 3 * 2 * 2);
+  // With a tolerance: the same stop as the rule's plan.
+  JacobiResult loose_r, r;
+  nlohmann::json ignored, used;
+  run_tuned(norm, 3, 64, JacobiStop{12, -1, 1}, {}, loose_r, ignored);
+  const JacobiStop tol{200, 1.2 * loose_r.norm, 3};
+  JacobiTuning search_t;
+  search_t.plan = 2;
+  JacobiResult want_r;
+  const auto want = run_tuned(norm, 3, 64, tol, {}, want_r, ignored);
+  const auto got = run_tuned(norm, 3, 64, tol, search_t, r, used);
+  EXPECT_TRUE(want_r.converged);
+  EXPECT_EQ(r.converged, want_r.converged) << used.dump();
+  EXPECT_EQ(r.iterations, want_r.iterations) << used.dump();
+  EXPECT_EQ(got, want) << used.dump();
+}
+
 // Every CUDA stencil run launched as one graph (launch=graph, and the code's choice without a
 // tolerance) against its sweeps launched one by one (launch=stream): the grid, the change and
 // the iterations bit for bit, over two timed runs (the graph captured once, replayed twice), 2D

@@ -3,6 +3,8 @@
 // tuning, on a GPU: test_jacobi_tuned_sweeps.cpp.
 #include <gtest/gtest.h>
 #include <iterator>
+#include <set>
+#include <vector>
 
 #include "cuda/stencil_plan.hpp"
 #include "jacobi.hpp"
@@ -44,6 +46,7 @@ TEST(JacobiTuning, KeysNameTheirValuesAndDefaults) {
        "last where memory is rich (H200), a grid is more than twice the L2 and the order is not "
        "zigzag, else normal"},
       {"launch", "stream|graph", "graph where the run has no tolerance, else stream"},
+      {"plan", "rule|search", "rule"},
   };
   ASSERT_EQ(k.keys.size(), std::size(want));
   for (std::size_t i = 0; i < std::size(want); ++i) {
@@ -104,11 +107,16 @@ TEST(JacobiTuning, FromTakesEachKey) {
   EXPECT_EQ(parse({"launch=graph"}).to_json(), (nlohmann::json{{"launch", "graph"}}));
   EXPECT_EQ(parse({"launch=stream"}).to_json(), (nlohmann::json{{"launch", "stream"}}));
   EXPECT_EQ(usage_error({"launch=streams"}), "--tune launch=streams: launch takes stream|graph");
+  EXPECT_EQ(parse({"plan=rule"}).plan, 1);
+  EXPECT_EQ(parse({"plan=search"}).plan, 2);
+  EXPECT_EQ(parse({"plan=search"}).to_json(), (nlohmann::json{{"plan", "search"}}));
+  EXPECT_EQ(usage_error({"plan=best"}), "--tune plan=best: plan takes rule|search");
   // Every declared key is read: a value for it shows in to_json().
   for (const auto& [key, value] :
        {std::pair{"warps", "16"}, std::pair{"chunks", "3"}, std::pair{"norm", "plain"},
         std::pair{"ahead", "regs"}, std::pair{"stages", "8"}, std::pair{"order", "up"},
-        std::pair{"split", "even"}, std::pair{"l2", "last"}, std::pair{"launch", "stream"}})
+        std::pair{"split", "even"}, std::pair{"l2", "last"}, std::pair{"launch", "stream"},
+        std::pair{"plan", "rule"}})
     EXPECT_TRUE(parse({std::string(key) + "=" + value}).to_json().contains(key)) << key;
 }
 
@@ -155,6 +163,65 @@ TEST(StencilPlan, WaveFillRuleAndRequestedChunks) {
   EXPECT_EQ(stencil::march_chunks(510, 792, 2, 0), 1);    // at most 2: the better filling
   EXPECT_EQ(stencil::march_chunks(510, 792, 510, 7), 7);  // requested
   EXPECT_EQ(stencil::march_chunks(510, 792, 5, 7), 5);    // at most MOST
+}
+
+// plan=search's candidates: the tuning as given first (the rule's plan), then 3 and 4 stages by
+// the rule's chunks and 1..8, each key given kept as given.
+TEST(StencilPlan, SearchTriesTheRulesPlanFirstThenStagesByChunks) {
+  const std::vector<JacobiTuning> all = stencil::plan_candidates({});
+  ASSERT_EQ(all.size(), 1u + 2u * (1u + stencil::kSearchMostChunks));
+  EXPECT_EQ(all[0].stages, 0);
+  EXPECT_EQ(all[0].chunks, 0);
+  std::set<std::pair<int, int>> seen;
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    EXPECT_TRUE(all[i].stages == 3 || all[i].stages == 4) << i;
+    EXPECT_GE(all[i].chunks, 0) << i;
+    EXPECT_LE(all[i].chunks, stencil::kSearchMostChunks) << i;
+    seen.insert({all[i].stages, all[i].chunks});
+  }
+  EXPECT_EQ(seen.size(), all.size() - 1);  // no candidate twice
+  JacobiTuning given;
+  given.stages = 5;
+  given.warps = 16;
+  given.plan = 2;
+  const std::vector<JacobiTuning> some = stencil::plan_candidates(given);
+  ASSERT_EQ(some.size(), 1u + 1u + stencil::kSearchMostChunks);
+  for (const JacobiTuning& t : some) {
+    EXPECT_EQ(t.stages, 5);
+    EXPECT_EQ(t.warps, 16);
+  }
+  given.chunks = 3;
+  const std::vector<JacobiTuning> one = stencil::plan_candidates(given);
+  ASSERT_EQ(one.size(), 2u);  // the rule's and the same again: the runner drops the twin
+  EXPECT_EQ(one[1].chunks, 3);
+  EXPECT_EQ(one[1].stages, 5);
+}
+
+// Launches that run the same sweep are the same plan; any field of the shape apart is not.
+TEST(StencilPlan, SamePlanComparesTheShape) {
+  const Launch a = march(3, 256, 1, false, {}, 8);
+  EXPECT_TRUE(stencil::same_plan(a, a));
+  Launch b = a;
+  b.chunk += 1;
+  EXPECT_FALSE(stencil::same_plan(a, b));
+  b = a;
+  b.stages += 1;
+  EXPECT_FALSE(stencil::same_plan(a, b));
+  b = a;
+  b.order = a.order == 1 ? 2 : 1;
+  EXPECT_FALSE(stencil::same_plan(a, b));
+  b = a;
+  b.shared += 8;  // follows from the stages: not a field of its own
+  EXPECT_TRUE(stencil::same_plan(a, b));
+}
+
+// The fastest plan is kept only where it beats the rule's (the first) by kSearchMargin.
+TEST(StencilPlan, SearchKeepsTheRuleUnlessBeatenByTheMargin) {
+  EXPECT_EQ(stencil::plan_chosen({1.0}), 0u);
+  EXPECT_EQ(stencil::plan_chosen({1.0, 0.995, 1.2}), 0u);  // within the margin
+  EXPECT_EQ(stencil::plan_chosen({1.0, 0.95, 0.90, 0.97}), 2u);
+  EXPECT_EQ(stencil::plan_chosen({1.0, 1.1, 1.3}), 0u);
+  EXPECT_EQ(stencil::plan_chosen({1.0, 0.8, 0.8}), 1u);  // the first of a tie
 }
 
 // The 3D marching sweeps' direction along z by default, as recorded.
