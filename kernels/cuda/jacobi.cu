@@ -44,6 +44,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
 
   void upload() override {
     grid_.allocate(p_.room);
+    last_ = p_.stop.max_iter;
     plan();
     // The marching sweeps' partials on two sides: a sweep's are summed by the next launch, which
     // writes its own on the other side.
@@ -134,12 +135,13 @@ class StencilCudaRunner final : public cuda::CudaRunner {
                      static_cast<unsigned>(launch_.gz));
   }
 
-  // --tune plan=search: each distinct plan of stencil::plan_candidates timed here, at upload,
-  // over kSearchRuns runs of kSearchSweeps sweeps from x_0 (after one untimed), checked as the
-  // runs are and launched one by one; the plan kept is plan_chosen's. Grid 1 is poisoned again
-  // after, as allocate left it.
+  // --tune plan=search: each distinct plan of stencil::plan_candidates timed here, at upload, by
+  // kSearchRuns runs of kSearchSweeps sweeps from x_0 (after one untimed), checked and launched
+  // as the runs are (a graph where they are: the graph's gain differs by plan); the plan kept is
+  // plan_chosen's. Grid 1 is poisoned again after, as allocate left it.
   void search() {
     const Stopwatch w;
+    const JacobiStop trial{stencil::kSearchSweeps, -1, p_.stop.check_every};
     std::vector<stencil::Launch> plans;
     for (const JacobiTuning& t : stencil::plan_candidates(p_.tuning)) {
       const stencil::Launch l = stencil::plan_march_rows<T>(p_.room, vec_, t);
@@ -149,18 +151,18 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     std::int64_t most = 0;
     for (const stencil::Launch& l : plans) most = std::max(most, l.blocks());
     partials_ = cuda::Buffer<double>(2 * static_cast<std::size_t>(most));
-    grid_.start();
-    const std::int64_t sweeps = stencil::kSearchSweeps;
+    last_ = trial.max_iter;
     cuda::Event from, to;
     std::vector<double> seconds;
     for (const stencil::Launch& l : plans) {
       launch_ = l;
+      const auto graph = jacobi_host::RunGraph::wanted(trial, graph_ ? 2 : 1);
       std::vector<double> runs;
       for (int run = 0; run <= stencil::kSearchRuns; ++run) {
+        grid_.start();
         from.record();
-        for (std::int64_t k = 1; k <= sweeps; ++k)
-          sweep(static_cast<int>((k - 1) % 2), k,
-                jacobi_checks(p_.stop, k) ? static_cast<int>(k % 2) : -1, nullptr);
+        int buf = 0;
+        drive(trial, *slots_, step(), buf, graph.get());
         to.record();
         if (run) runs.push_back(cuda::elapsed(from, to));
       }
@@ -168,6 +170,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       seconds.push_back(runs[runs.size() / 2]);
     }
     launch_ = plans[stencil::plan_chosen(seconds)];
+    last_ = p_.stop.max_iter;
     side_ = 0;
     before_slot_ = nullptr;
     grid_.poison();
@@ -202,7 +205,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
       before_slot_ = s;
       if (!s) return;
       side_ = 1 - side_;
-      if (iteration == p_.stop.max_iter) {  // no sweep follows: sum it now
+      if (iteration == last_) {  // no sweep follows: sum it now
         stencil::launch_sum_change(launch_, c.partials, s, stream);
         before_slot_ = nullptr;
       }
@@ -256,7 +259,8 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   stencil::Launch launch_;
   dim3 grid_dim_;
   int vec_ = 1, result_ = 0;
-  int searched_ = 0;  // --tune plan=search: the plans timed (0: none searched)
+  std::int64_t last_ = 0;  // the iteration of a run's last sweep (the search's: its own)
+  int searched_ = 0;       // --tune plan=search: the plans timed (0: none searched)
   double search_s_ = 0;
   // The marching sweeps' deferred change: the side of partials_ the next checked sweep writes,
   // and the last sweep's slot (null: nothing to sum; else its partials are side 1 - side_).
