@@ -11,6 +11,7 @@
 #include "cuda/jacobi_cuda.hpp"
 #include "cuda/jacobi_drive.cuh"
 #include "cuda/jacobi_kernels.cuh"
+#include "cuda/l2_policy.cuh"
 #include "cuda/stencil_march.cuh"
 #include "cuda/stencil_plan.hpp"
 #include "cuda/stencil_rows.hpp"
@@ -84,8 +85,13 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     jacobi_host::capture(p_.stop, step(), graph_.get());
   }
   void launch() override { *p_.result = drive(p_.stop, *slots_, step(), result_, graph_.get()); }
+  // The lines a sweep loading with evict_last kept, made normal again (cuda::release_kept_lines).
+  void after() override { cuda::release_kept_lines(keeps_lines(launch_)); }
 
  private:
+  bool keeps_lines(const stencil::Launch& l) const {
+    return marching() && stencil::march_l2_last(l);
+  }
   bool marching() const {
     return kernel_ == StencilCudaKernel::march || kernel_ == StencilCudaKernel::march_ry2 ||
            kernel_ == StencilCudaKernel::march_ry4 || kernel_ == StencilCudaKernel::march_col;
@@ -137,8 +143,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
 
   // --tune plan=search: each distinct plan of stencil::plan_candidates timed here, at upload, by
   // kSearchRuns runs of kSearchSweeps sweeps from x_0 (after one untimed), checked and launched
-  // as the runs are (a graph where they are: the graph's gain differs by plan); the plan kept is
-  // plan_chosen's. Grid 1 is poisoned again after, as allocate left it.
+  // as the runs are (a graph where they are: the graph's gain differs by plan), each run's kept
+  // lines released as after() does; the plan kept is plan_chosen's. Grid 1 is poisoned again
+  // after, as allocate left it.
   void search() {
     const Stopwatch w;
     const JacobiStop trial{stencil::kSearchSweeps, -1, p_.stop.check_every};
@@ -164,7 +171,9 @@ class StencilCudaRunner final : public cuda::CudaRunner {
         int buf = 0;
         drive(trial, *slots_, step(), buf, graph.get());
         to.record();
-        if (run) runs.push_back(cuda::elapsed(from, to));
+        const double s = cuda::elapsed(from, to);
+        if (run) runs.push_back(s);
+        cuda::release_kept_lines(keeps_lines(l));  // each run from an L2 that holds none
       }
       std::nth_element(runs.begin(), runs.begin() + runs.size() / 2, runs.end());
       seconds.push_back(runs[runs.size() / 2]);

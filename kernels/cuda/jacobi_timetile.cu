@@ -9,6 +9,7 @@
 #include "cuda/jacobi_drive.cuh"
 #include "cuda/jacobi_kernels.cuh"
 #include "cuda/jacobi_timetile.hpp"
+#include "cuda/l2_policy.cuh"
 #include "cuda/stencil_march.cuh"
 #include "cuda/stencil_plan.hpp"
 #include "cuda/stencil_rows.hpp"
@@ -104,6 +105,8 @@ class TimeTileRunner final : public cuda::CudaRunner {
     *p_.result =
         jacobi_host::drive_passes(p_.stop, k_, *slots_, in_place(), step(), result_, graph_.get());
   }
+  // The lines its plain sweeps kept where they load with evict_last (cuda::release_kept_lines).
+  void after() override { cuda::release_kept_lines(stencil::march_l2_last(plain_)); }
 
  private:
   auto in_place() const {

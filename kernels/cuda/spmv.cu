@@ -352,9 +352,7 @@ class SpmvCudaRunner final : public cuda::CudaRunner {
 
   // Lines that x kept (evict last) are made normal again, so that nothing run later, cuSPARSE
   // in the same benchmark included, finds x held for it.
-  void after() override {
-    if (used_.l2 == cuda::kL2KeepX) MM_CUDA(cudaCtxResetPersistingL2Cache());
-  }
+  void after() override { cuda::release_kept_lines(used_.l2 == cuda::kL2KeepX); }
 
  private:
   using D = dev_t<T>;
