@@ -63,7 +63,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
   nlohmann::json tuning() const override {
     if (!slots_) return nlohmann::json::object();
     JacobiTuning used = marching() ? stencil::march_tuning(launch_, p_.room.dim) : JacobiTuning{};
-    used.launch = graph_ ? 2 : 1;
+    used.launch = jacobi_host::RunGraph::launch_of(graph_.get());
     if (kernel_ == StencilCudaKernel::march) used.plan = p_.tuning.plan;  // as given
     nlohmann::json j = used.to_json();
     if (searched_) {  // the plan found by --tune plan=search: among how many, at what cost
@@ -163,7 +163,8 @@ class StencilCudaRunner final : public cuda::CudaRunner {
     std::vector<double> seconds;
     for (const stencil::Launch& l : plans) {
       launch_ = l;
-      const auto graph = jacobi_host::RunGraph::wanted(trial, graph_ ? 2 : 1);
+      const auto graph =
+          jacobi_host::RunGraph::wanted(trial, jacobi_host::RunGraph::launch_of(graph_.get()));
       std::vector<double> runs;
       for (int run = 0; run <= stencil::kSearchRuns; ++run) {
         grid_.start();
@@ -315,7 +316,7 @@ class JacobiCudaRunner final : public cuda::CudaRunner {
   nlohmann::json tuning() const override {
     if (!slots_) return nlohmann::json::object();
     JacobiTuning used;
-    used.launch = graph_ ? 2 : 1;
+    used.launch = jacobi_host::RunGraph::launch_of(graph_.get());
     return used.to_json();
   }
 

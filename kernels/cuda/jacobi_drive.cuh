@@ -149,6 +149,9 @@ class RunGraph {
     if (launch == 1 || !fits(stop)) return nullptr;
     return std::make_unique<RunGraph>();
   }
+  // The launch (JacobiTuning::launch) of a runner whose runs take GRAPH: 2 (graph) where there is
+  // one, else 1 (stream).
+  static int launch_of(const RunGraph* graph) { return graph ? 2 : 1; }
 
   // Captures once the passes QUEUE(stream) queues, their result (its norm still unread), the
   // slot of the last pass's change and the buffer holding the grid.

@@ -84,7 +84,7 @@ class TimeTileRunner final : public cuda::CudaRunner {
   nlohmann::json tuning() const override {
     if (!slots_) return nlohmann::json::object();
     JacobiTuning used;
-    used.launch = graph_ ? 2 : 1;
+    used.launch = jacobi_host::RunGraph::launch_of(graph_.get());
     if (p_.room.dim != 3) return used.to_json();
     const timetile::TileLaunch& t = tiles_[k_];
     used.chunks = static_cast<int>(t.gz);  // 0 (not shown) under the even split
