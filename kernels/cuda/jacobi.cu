@@ -176,8 +176,7 @@ class StencilCudaRunner final : public cuda::CudaRunner {
         if (run) runs.push_back(s);
         cuda::release_kept_lines(keeps_lines(l));  // each run from an L2 that holds none
       }
-      std::nth_element(runs.begin(), runs.begin() + runs.size() / 2, runs.end());
-      seconds.push_back(runs[runs.size() / 2]);
+      seconds.push_back(summarize(std::move(runs)).median);
     }
     launch_ = plans[stencil::plan_chosen(seconds)];
     last_ = p_.stop.max_iter;
